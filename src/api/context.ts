@@ -1,0 +1,13 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Authenticator } from '../domain/authenticate.js';
+import type { Deps } from '../domain/deps.js';
+
+/** What every route plugin is registered with. */
+export interface ApiOptions {
+  deps: Deps;
+  authenticator: Authenticator;
+  /** Readiness checks by store name; each resolves when its store answers. */
+  probes: Record<string, () => Promise<unknown>>;
+}
+
+export type ApiPlugin = FastifyPluginAsyncTypebox<ApiOptions>;

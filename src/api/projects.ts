@@ -1,0 +1,88 @@
+import { Type } from 'typebox';
+import { createProject, deleteProject, listProjects, updateProject } from '../domain/projects.js';
+import { scope } from '../domain/scopes.js';
+import { organizationAccessOf, projectAccessOf } from '../server/auth.js';
+import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
+import type { ApiPlugin } from './context.js';
+import { OrganizationIdParams, ProjectIdParams } from './schemas/common.js';
+import { Team, TeamInput, toTeam } from './schemas/teams.js';
+
+const tags = ['projects'];
+const CreateBody = Type.Object({ ...TeamInput.properties, name: Type.String({ maxLength: 200 }) }, {
+  additionalProperties: false,
+});
+
+/** Burrow has one environment per project, so both path families name the same object. */
+const PREFIXES = ['/api/projects/:project_id/', '/api/environments/:project_id/'];
+
+export const projectRoutes: ApiPlugin = async (app, { deps }) => {
+  app.get(
+    '/api/organizations/:organization_id/projects/',
+    {
+      config: { scope: scope('project', 'read') },
+      schema: { tags, summary: "An organization's projects", params: OrganizationIdParams, querystring: PageQuery, response: { 200: Paginated(Team) } },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const data = await listProjects(deps, organizationAccessOf(request), page);
+      return paginate(request, page, { count: data.count, results: data.results.map(toTeam) });
+    },
+  );
+
+  app.get(
+    '/api/projects/',
+    {
+      config: { scope: scope('project', 'read'), currentOrganization: true },
+      schema: { tags, summary: "Projects of the caller's current organization", querystring: PageQuery, response: { 200: Paginated(Team) } },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const data = await listProjects(deps, organizationAccessOf(request), page);
+      return paginate(request, page, { count: data.count, results: data.results.map(toTeam) });
+    },
+  );
+
+  app.post(
+    '/api/organizations/:organization_id/projects/',
+    {
+      config: { scope: scope('project', 'write') },
+      schema: { tags, summary: 'Create a project with its own phc_ token (admin)', params: OrganizationIdParams, body: CreateBody, response: { 201: Team } },
+    },
+    async (request, reply) => {
+      const team = await createProject(deps, organizationAccessOf(request), request.body);
+      return reply.code(201).send(toTeam(team));
+    },
+  );
+
+  for (const path of PREFIXES) {
+    app.get(
+      path,
+      {
+        config: { scope: scope('project', 'read') },
+        schema: { tags, summary: 'Retrieve a project', params: ProjectIdParams, response: { 200: Team } },
+      },
+      async (request) => toTeam(projectAccessOf(request).team),
+    );
+
+    app.patch(
+      path,
+      {
+        config: { scope: scope('project', 'write') },
+        schema: { tags, summary: 'Update a project', params: ProjectIdParams, body: TeamInput, response: { 200: Team } },
+      },
+      async (request) => toTeam(await updateProject(deps, projectAccessOf(request), request.body)),
+    );
+
+    app.delete(
+      path,
+      {
+        config: { scope: scope('project', 'write') },
+        schema: { tags, summary: 'Delete a project (admin)', params: ProjectIdParams, response: { 204: Type.Null() } },
+      },
+      async (request, reply) => {
+        await deleteProject(deps, projectAccessOf(request));
+        return reply.code(204).send(null);
+      },
+    );
+  }
+};

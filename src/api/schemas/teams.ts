@@ -1,0 +1,67 @@
+import { Type } from 'typebox';
+import type { TeamRecord } from '../../store/meta/teams.js';
+import { DateTime, Uuid } from './common.js';
+
+export const Team = Type.Object({
+  id: Type.Integer(),
+  uuid: Uuid,
+  organization: Uuid,
+  project_id: Type.Integer(),
+  api_token: Type.String({ description: 'Project API key (phc_...) used by SDKs to send events' }),
+  name: Type.String(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  timezone: Type.String(),
+  week_start_day: Type.Union([Type.Integer(), Type.Null()]),
+  is_demo: Type.Boolean(),
+  anonymize_ips: Type.Boolean(),
+  session_recording_opt_in: Type.Boolean(),
+  test_account_filters: Type.Array(Type.Unknown()),
+  test_account_filters_default_checked: Type.Boolean(),
+  access_control: Type.Boolean(),
+});
+
+/** Writable project fields; anything else in the body is ignored. */
+export const TeamInput = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    timezone: Type.Optional(Type.String()),
+    week_start_day: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    session_recording_opt_in: Type.Optional(Type.Boolean()),
+    anonymize_ips: Type.Optional(Type.Boolean()),
+    test_account_filters: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+    test_account_filters_default_checked: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const TeamBasic = Type.Object({
+  id: Type.Integer(),
+  uuid: Uuid,
+  organization: Uuid,
+  project_id: Type.Integer(),
+  api_token: Type.String(),
+  name: Type.String(),
+  timezone: Type.String(),
+});
+
+export function toTeam(team: TeamRecord) {
+  return {
+    id: team.id,
+    uuid: team.uuid,
+    organization: team.organizationId,
+    project_id: team.id,
+    api_token: team.apiToken,
+    name: team.name,
+    created_at: team.createdAt,
+    updated_at: team.updatedAt,
+    timezone: team.timezone,
+    week_start_day: team.weekStartDay,
+    is_demo: team.isDemo,
+    anonymize_ips: team.anonymizeIps,
+    session_recording_opt_in: team.sessionRecordingOptIn,
+    test_account_filters: team.testAccountFilters,
+    test_account_filters_default_checked: team.testAccountFiltersDefaultChecked,
+    access_control: false,
+  };
+}

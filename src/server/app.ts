@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { ApiOptions } from '../api/context.js';
+import { healthRoutes } from '../api/health.js';
+import { organizationRoutes } from '../api/organizations.js';
+import { personalApiKeyRoutes } from '../api/personal-api-keys.js';
+import { projectRoutes } from '../api/projects.js';
+import { userRoutes } from '../api/users.js';
+import type { Config } from '../config.js';
+import { createAuthenticator } from '../domain/authenticate.js';
+import type { Deps } from '../domain/deps.js';
+import type { EventsStore } from '../store/events/store.js';
+import type { MetaStore } from '../store/meta/db.js';
+import { installAuth } from './auth.js';
+import { installJsonOnly } from './content.js';
+import { installErrorHandling } from './errors.js';
+import { installRouteContract, registerOpenApi } from './openapi.js';
+import { validatorCompiler } from './validation.js';
+import { VERSION } from './version.js';
+
+export interface AppOptions {
+  config: Config;
+  meta: MetaStore;
+  events: EventsStore;
+  logger?: FastifyBaseLogger;
+  now?: () => Date;
+}
+
+export type App = FastifyInstance;
+
+/** Assembles the HTTP server from already opened stores; the caller owns their lifecycle. */
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const deps: Deps = { meta: options.meta.db, events: options.events, now: options.now ?? (() => new Date()) };
+  const authenticator = createAuthenticator(deps, { ttlMs: config.authCacheTtlMs });
+  const probes = { metadata: () => options.meta.ping(), events: () => options.events.ping() };
+
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app, { bodyLimit: config.bodyLimit, ignoreTrailingSlash: true });
+  installJsonOnly(app);
+  installRouteContract(app);
+  await registerOpenApi(app, VERSION);
+  installAuth(app, deps, authenticator);
+
+  const api: ApiOptions = { deps, authenticator, probes };
+  for (const plugin of [healthRoutes, userRoutes, organizationRoutes, projectRoutes, personalApiKeyRoutes]) {
+    await app.register(plugin, api);
+  }
+  return app;
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authorize, type OrganizationAccess, type ProjectAccess, type Target } from '../domain/access.js';
+import type { Authenticator } from '../domain/authenticate.js';
+import type { Deps } from '../domain/deps.js';
+import { notAuthenticated, permissionDenied } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import type { RouteScope } from '../domain/scopes.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Every route declares one; a route under /api/ without it refuses every request. */
+    scope?: RouteScope;
+    /** The route works on the caller's current organization without naming it in the path. */
+    currentOrganization?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    access: OrganizationAccess | ProjectAccess | null;
+  }
+}
+
+/** Where the credential came from; PostHog also reads `?personal_api_key=`. */
+function credential(request: FastifyRequest): { value: string; source: 'header' | 'query' } | null {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+    const token = match?.[1];
+    if (token && !token.startsWith('pha_') && !token.startsWith('phs_'))
+      return { value: token, source: 'header' };
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.personal_api_key;
+  if (typeof fromQuery === 'string' && fromQuery !== '') return { value: fromQuery, source: 'query' };
+  return null;
+}
+
+function targetOf(request: FastifyRequest): Target {
+  const params = (request.params ?? {}) as Record<string, string | undefined>;
+  if (params.project_id !== undefined) return { projectId: params.project_id };
+  if (params.organization_id !== undefined) return { organizationId: params.organization_id };
+  if (request.routeOptions.config.currentOrganization) return { organizationId: '@current' };
+  return {};
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw notAuthenticated();
+  return request.principal;
+}
+
+export function projectAccessOf(request: FastifyRequest): ProjectAccess {
+  const access = request.access;
+  if (!access || !('team' in access)) throw permissionDenied();
+  return access;
+}
+
+export function organizationAccessOf(request: FastifyRequest): OrganizationAccess {
+  if (!request.access) throw permissionDenied();
+  return request.access;
+}
+
+/**
+ * Authenticates and authorises before the body is read, so an anonymous caller learns nothing
+ * from parse or validation errors. Project and organization ids in the path are resolved here and
+ * handed to the route as `request.access`.
+ */
+export function installAuth(app: FastifyInstance, deps: Deps, authenticator: Authenticator) {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('access', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    const required = request.routeOptions.config.scope;
+    if (!required) {
+      if (request.routeOptions.url?.startsWith('/api/')) throw permissionDenied();
+      return;
+    }
+    if ('kind' in required && required.kind === 'public') return;
+    const found = credential(request);
+    if (!found) throw notAuthenticated();
+    request.principal = await authenticator.authenticate(found.value, found.source);
+    request.access = await authorize(deps, request.principal, required, targetOf(request));
+  });
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { ApiError } from '../domain/errors.js';
+
+const parseError = (detail: string) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${detail}`);
+
+/**
+ * The API speaks JSON only: any other content type is a 415. An empty body is no body (DRF treats
+ * it as `{}`), and `__proto__`/`constructor.prototype` keys are refused rather than trusted.
+ */
+export function installJsonOnly(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/(.+\+)?json$/, { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      done(parseError((error as Error).message), undefined);
+    }
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+}

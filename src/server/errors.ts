@@ -1,0 +1,88 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { ApiError } from '../domain/errors.js';
+import { validationToApiError } from './validation.js';
+
+const SERVER_ERROR = { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null };
+
+function send(reply: FastifyReply, error: ApiError) {
+  reply.headers(error.headers).code(error.status).send(error.toBody());
+}
+
+/** Maps Fastify's own errors (parsing, limits, content type) onto PostHog's shapes and codes. */
+function fromFastify(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        415,
+        'invalid_request',
+        'unsupported_media_type',
+        `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.`,
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(
+        413,
+        'invalid_request',
+        'request_too_large',
+        `Request body is larger than the limit of ${request.routeOptions.bodyLimit ?? bodyLimit} bytes.`,
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError(
+        400,
+        'invalid_request',
+        'parse_error',
+        'Request body size did not match Content-Length.',
+      );
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${error.message}`);
+  }
+  if (error.validation) return validationToApiError(error.validation as never, error.validationContext);
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return new ApiError(status, 'invalid_request', 'invalid_request', error.message);
+  }
+  return null;
+}
+
+export function installErrorHandling(
+  app: FastifyInstance,
+  options: { bodyLimit: number; ignoreTrailingSlash: boolean },
+) {
+  // A mirror of the route table, so that a path that exists under another method is a 405.
+  const mirror = FindMyWay({
+    ignoreTrailingSlash: options.ignoreTrailingSlash,
+    ignoreDuplicateSlashes: true,
+  });
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      methods.add(method);
+      try {
+        mirror.on(method as never, route.url, () => {});
+      } catch {
+        // Fastify already refused or accepted this route; the mirror only needs one copy.
+      }
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = [...methods].filter((m) => m !== request.method && mirror.find(m as never, path));
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return send(
+        reply,
+        new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${request.method}" not allowed.`),
+      );
+    }
+    return send(reply, new ApiError(404, 'invalid_request', 'not_found', 'Not found.'));
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped = error instanceof ApiError ? error : fromFastify(error, request, options.bodyLimit);
+    if (mapped) return send(reply, mapped);
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send(SERVER_ERROR);
+  });
+}

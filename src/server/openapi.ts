@@ -1,0 +1,77 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ErrorBody } from '../api/schemas/common.js';
+import { describeScope, PUBLIC } from '../domain/scopes.js';
+
+const DOCS_PREFIX = '/api/schema/';
+
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Validation or parse error',
+  401: 'No or invalid credentials',
+  403: 'Missing scope, project or organization access',
+  404: 'Not found',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  500: 'Server error',
+};
+
+/**
+ * Every /api/ route must declare its scope: a route without one stops the server from starting.
+ * The scope and the common error responses are written into the route's schema, so the OpenAPI
+ * document says what each operation needs and how it fails.
+ */
+export function installRouteContract(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.config ??= {};
+    if (!route.url.startsWith('/api/')) return;
+    if (route.url.startsWith(DOCS_PREFIX) && !route.config.scope) route.config.scope = PUBLIC;
+    const required = route.config.scope;
+    if (!required) throw new Error(`Route ${[route.method].flat().join(',')} ${route.url} declares no scope`);
+    if ('kind' in required && required.kind === 'public') return;
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    const response = (schema.response ??= {}) as Record<number, unknown>;
+    for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+      response[Number(status)] ??= { ...ErrorBody, description };
+    }
+    schema.security = [{ PersonalAPIKey: [] }];
+    schema['x-required-scope'] = describeScope(required);
+    const note = `Required scope: \`${describeScope(required)}\``;
+    schema.description = schema.description ? `${schema.description}\n\n${note}` : note;
+  });
+}
+
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Burrow API',
+        version,
+        description: "Self-hosted product analytics that speaks PostHog's API.",
+      },
+      components: {
+        securitySchemes: {
+          PersonalAPIKey: { type: 'http', scheme: 'bearer', description: 'A personal API key (phx_...)' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: `${DOCS_PREFIX}swagger-ui`, logLevel: 'warn' });
+  app.get(
+    DOCS_PREFIX,
+    {
+      config: { scope: PUBLIC },
+      schema: {
+        hide: true,
+        querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('yaml')])) }),
+      },
+    },
+    async (request, reply) => {
+      const { format } = request.query as { format?: 'json' | 'yaml' };
+      if (format === 'yaml') return reply.type('application/yaml').send(app.swagger({ yaml: true }));
+      return reply.type('application/json').send(app.swagger());
+    },
+  );
+}

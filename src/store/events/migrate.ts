@@ -1,0 +1,35 @@
+import type { EventsStore } from './store.js';
+
+/**
+ * Forward-only schema changes for the analytics engine, applied in order and recorded in
+ * `schema_migrations`. Each statement must be idempotent (IF NOT EXISTS), because a crash between
+ * the DDL and the bookkeeping insert re-runs it.
+ */
+export interface EventsMigration {
+  name: string;
+  statements: (store: EventsStore) => string[];
+}
+
+export const EVENTS_MIGRATIONS: EventsMigration[] = [];
+
+export async function migrateEvents(
+  store: EventsStore,
+  migrations: readonly EventsMigration[] = EVENTS_MIGRATIONS,
+): Promise<string[]> {
+  const ledger = store.table('schema_migrations');
+  await store.command(
+    `CREATE TABLE IF NOT EXISTS ${ledger} (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ` +
+      'ENGINE = ReplacingMergeTree ORDER BY name',
+  );
+  const done = new Set(
+    (await store.query<{ name: string }>(`SELECT name FROM ${ledger} FINAL`)).map((row) => row.name),
+  );
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    if (done.has(migration.name)) continue;
+    for (const statement of migration.statements(store)) await store.command(statement);
+    await store.insert('schema_migrations', [{ name: migration.name }]);
+    applied.push(migration.name);
+  }
+  return applied;
+}

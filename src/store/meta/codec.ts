@@ -1,0 +1,45 @@
+/**
+ * The one place that knows how SQLite and PostgreSQL differ in what they hand back: SQLite returns
+ * booleans as 0/1, JSON as text and timestamps as the ISO text we wrote; PostgreSQL returns real
+ * booleans, parsed jsonb and Date objects. Writers always send JSON text and ISO strings.
+ */
+export type DialectName = 'sqlite' | 'postgres';
+
+export function bool(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't';
+}
+
+export function json<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+export function toJson(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+export function iso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}
+
+export function isoOrNull(value: Date | string | null | undefined): string | null {
+  return value === null || value === undefined ? null : iso(value);
+}
+
+export function now(): string {
+  return new Date().toISOString();
+}
+
+/** Column types per dialect, used by migrations so that one migration file serves both. */
+export function columnTypes(dialect: DialectName) {
+  const pg = dialect === 'postgres';
+  return {
+    uuid: pg ? 'uuid' : 'text',
+    json: pg ? 'jsonb' : 'text',
+    bool: pg ? 'boolean' : 'integer',
+    timestamp: pg ? 'timestamptz' : 'text',
+    serial: pg ? 'serial' : 'integer',
+    boolLiteral: (value: boolean) => (pg ? String(value) : value ? '1' : '0'),
+  } as const;
+}
+
+export type ColumnTypes = ReturnType<typeof columnTypes>;

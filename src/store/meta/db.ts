@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DialectName } from './codec.js';
+import { migrateToLatest } from './migrate.js';
+import { SqliteValuesPlugin } from './sqlite-values.js';
+import type { MetaTables } from './tables.js';
+
+export type MetaDb = Kysely<MetaTables>;
+
+export interface MetaStore {
+  db: MetaDb;
+  dialect: DialectName;
+  /** Names of the migrations applied by this open (empty when the schema was current). */
+  applied: string[];
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface MetaStoreOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  databaseSchema?: string | undefined;
+}
+
+const INT8_OID = 20;
+
+function openPostgres(url: string, schema: string | undefined): MetaDb {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Counts come back as int8; our counts fit a JS number.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new Kysely<MetaTables>({ dialect: new PostgresDialect({ pool }) });
+}
+
+function openSqlite(dataDir: string): MetaDb {
+  mkdirSync(dataDir, { recursive: true });
+  const database = new SqliteDatabase(join(dataDir, 'metadata.sqlite'));
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<MetaTables>({
+    dialect: new SqliteDialect({ database }),
+    plugins: [new SqliteValuesPlugin()],
+  });
+}
+
+/** Opens the metadata store named by the options and brings its schema up to date. */
+export async function openMetaStore(options: MetaStoreOptions): Promise<MetaStore> {
+  const dialect: DialectName = options.databaseUrl ? 'postgres' : 'sqlite';
+  const db = options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.databaseSchema)
+    : openSqlite(options.dataDir);
+  try {
+    if (dialect === 'postgres' && options.databaseSchema) {
+      await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(options.databaseSchema)}`.execute(db);
+    }
+    const applied = await migrateToLatest(db as Kysely<unknown>, dialect);
+    return {
+      db,
+      dialect,
+      applied,
+      async ping() {
+        await sql`SELECT 1`.execute(db);
+      },
+      async close() {
+        await db.destroy();
+      },
+    };
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    throw error;
+  }
+}

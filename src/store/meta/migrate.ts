@@ -1,0 +1,31 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type ColumnTypes, columnTypes, type DialectName } from './codec.js';
+import * as m0001 from './migrations/0001_init.js';
+
+type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
+
+/** Ordered by name; a migration is never edited once released, only followed by a new one. */
+const MIGRATIONS: Record<string, MigrationModule> = {
+  '0001_init': m0001,
+};
+
+class InCodeMigrations implements MigrationProvider {
+  constructor(private readonly dialect: DialectName) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const types = columnTypes(this.dialect);
+    return Object.fromEntries(
+      Object.entries(MIGRATIONS).map(([name, mod]) => [
+        name,
+        { up: (db: Kysely<unknown>) => mod.up(db, types) },
+      ]),
+    );
+  }
+}
+
+export async function migrateToLatest(db: Kysely<unknown>, dialect: DialectName): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrations(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,84 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and
+ * PostgreSQL (booleans, JSON, timestamps) are typed loosely here and normalised by `codec.ts`.
+ */
+type Bool = ColumnType<boolean | number, boolean, boolean>;
+type Json = ColumnType<unknown, string, string>;
+type Timestamp = ColumnType<Date | string, string, string>;
+type NullableTimestamp = ColumnType<Date | string | null, string | null, string | null>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  slug: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  members_can_use_personal_api_keys: Bool;
+  is_member_join_email_enabled: Bool;
+}
+
+export interface TeamsTable {
+  id: Generated<number>;
+  uuid: string;
+  organization_id: string;
+  name: string;
+  api_token: string;
+  timezone: string;
+  week_start_day: number | null;
+  session_recording_opt_in: Bool;
+  anonymize_ips: Bool;
+  is_demo: Bool;
+  test_account_filters: Json;
+  test_account_filters_default_checked: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  uuid: string;
+  distinct_id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  password_hash: string | null;
+  is_active: Bool;
+  is_email_verified: Bool;
+  current_organization_id: string | null;
+  current_team_id: number | null;
+  created_at: Timestamp;
+  last_login: NullableTimestamp;
+}
+
+export interface MembershipsTable {
+  id: string;
+  organization_id: string;
+  user_id: number;
+  level: number;
+  joined_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PersonalApiKeysTable {
+  id: string;
+  user_id: number;
+  label: string;
+  mask_value: string;
+  secure_value: string;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+  last_rolled_at: NullableTimestamp;
+  scopes: Json;
+  scoped_teams: Json;
+  scoped_organizations: Json;
+}
+
+export interface MetaTables {
+  organizations: OrganizationsTable;
+  teams: TeamsTable;
+  users: UsersTable;
+  organization_memberships: MembershipsTable;
+  personal_api_keys: PersonalApiKeysTable;
+}

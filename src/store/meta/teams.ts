@@ -1,0 +1,145 @@
+import { bool, iso, json, toJson } from './codec.js';
+import type { MetaDb } from './db.js';
+
+export interface TeamRecord {
+  id: number;
+  uuid: string;
+  organizationId: string;
+  name: string;
+  apiToken: string;
+  timezone: string;
+  weekStartDay: number | null;
+  sessionRecordingOptIn: boolean;
+  anonymizeIps: boolean;
+  isDemo: boolean;
+  testAccountFilters: unknown[];
+  testAccountFiltersDefaultChecked: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewTeam = Omit<TeamRecord, 'id'>;
+export type TeamPatch = Partial<
+  Pick<
+    TeamRecord,
+    | 'name'
+    | 'timezone'
+    | 'weekStartDay'
+    | 'sessionRecordingOptIn'
+    | 'anonymizeIps'
+    | 'testAccountFilters'
+    | 'testAccountFiltersDefaultChecked'
+  >
+> & { updatedAt: string };
+
+type Row = {
+  id: number;
+  uuid: string;
+  organization_id: string;
+  name: string;
+  api_token: string;
+  timezone: string;
+  week_start_day: number | null;
+  session_recording_opt_in: boolean | number;
+  anonymize_ips: boolean | number;
+  is_demo: boolean | number;
+  test_account_filters: unknown;
+  test_account_filters_default_checked: boolean | number;
+  created_at: Date | string;
+  updated_at: Date | string;
+};
+
+function toRecord(row: Row): TeamRecord {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    organizationId: row.organization_id,
+    name: row.name,
+    apiToken: row.api_token,
+    timezone: row.timezone,
+    weekStartDay: row.week_start_day,
+    sessionRecordingOptIn: bool(row.session_recording_opt_in),
+    anonymizeIps: bool(row.anonymize_ips),
+    isDemo: bool(row.is_demo),
+    testAccountFilters: json<unknown[]>(row.test_account_filters) ?? [],
+    testAccountFiltersDefaultChecked: bool(row.test_account_filters_default_checked),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export async function findTeam(db: MetaDb, id: number): Promise<TeamRecord | undefined> {
+  const row = await db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function findTeamByToken(db: MetaDb, apiToken: string): Promise<TeamRecord | undefined> {
+  const row = await db.selectFrom('teams').selectAll().where('api_token', '=', apiToken).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function insertTeam(db: MetaDb, team: NewTeam): Promise<TeamRecord> {
+  const row = await db
+    .insertInto('teams')
+    .values({
+      uuid: team.uuid,
+      organization_id: team.organizationId,
+      name: team.name,
+      api_token: team.apiToken,
+      timezone: team.timezone,
+      week_start_day: team.weekStartDay,
+      session_recording_opt_in: team.sessionRecordingOptIn,
+      anonymize_ips: team.anonymizeIps,
+      is_demo: team.isDemo,
+      test_account_filters: toJson(team.testAccountFilters),
+      test_account_filters_default_checked: team.testAccountFiltersDefaultChecked,
+      created_at: team.createdAt,
+      updated_at: team.updatedAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toRecord(row);
+}
+
+export async function updateTeam(db: MetaDb, id: number, patch: TeamPatch): Promise<void> {
+  await db
+    .updateTable('teams')
+    .set({
+      name: patch.name,
+      timezone: patch.timezone,
+      week_start_day: patch.weekStartDay,
+      session_recording_opt_in: patch.sessionRecordingOptIn,
+      anonymize_ips: patch.anonymizeIps,
+      test_account_filters:
+        patch.testAccountFilters === undefined ? undefined : toJson(patch.testAccountFilters),
+      test_account_filters_default_checked: patch.testAccountFiltersDefaultChecked,
+      updated_at: patch.updatedAt,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteTeam(db: MetaDb, id: number): Promise<void> {
+  await db.deleteFrom('teams').where('id', '=', id).execute();
+}
+
+export async function listOrganizationTeams(
+  db: MetaDb,
+  organizationId: string,
+  page?: { limit: number; offset: number },
+): Promise<{ count: number; results: TeamRecord[] }> {
+  const base = db.selectFrom('teams').where('organization_id', '=', organizationId);
+  let rows = base.selectAll().orderBy('id');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  const [countRow, results] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    rows.execute(),
+  ]);
+  return { count: Number(countRow.n), results: results.map(toRecord) };
+}
+
+export async function teamIdsExist(db: MetaDb, ids: number[]): Promise<TeamRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('teams').selectAll().where('id', 'in', ids).execute();
+  return rows.map(toRecord);
+}
