@@ -10,6 +10,7 @@ export interface Config {
   clickhouseUrl: string | undefined;
   clickhouseDatabase: string;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   adminApiKey: string | undefined;
   adminEmail: string;
   logLevel: string;
@@ -80,6 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
     clickhouseUrl: url(env, 'CLICKHOUSE_URL', ['http:', 'https:']),
     clickhouseDatabase: identifier(env, 'CLICKHOUSE_DATABASE', 'burrow') as string,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'burrow:',
     adminApiKey,
     adminEmail: env.BURROW_ADMIN_EMAIL || 'admin@burrow.local',
     logLevel: env.LOG_LEVEL || 'info',

@@ -18,10 +18,11 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const stores = await openStores(config);
   await bootstrapInstallation(config, stores, log);
-  const app = await buildApp({ config, meta: stores.meta, events: stores.events, logger: log });
-  await app.listen({ host: config.host, port: config.port });
+  const app = await buildApp({ config, meta: stores.meta, events: stores.events, bus: stores.bus, logger: log });
+  const address = await app.listen({ host: config.host, port: config.port });
   log.info(
     {
+      url: address,
       metadata: stores.meta.dialect,
       events: stores.events.backend,
       data_dir: config.dataDir,

@@ -39,13 +39,15 @@ async function resolveOrganization(
 async function resolveTeam(deps: Deps, principal: Principal, raw: string): Promise<TeamRecord> {
   let id: number | undefined;
   if (raw === '@current') {
-    id = principal.user.currentTeamId ?? undefined;
-    if (id === undefined) {
-      const orgId = await currentOrganizationId(deps, principal);
-      id = orgId
-        ? (await listOrganizationTeams(deps.meta, orgId, { limit: 1, offset: 0 })).results[0]?.id
-        : undefined;
-    }
+    // The current project may have been deleted since the principal was read (cached, or FK set null):
+    // then fall back to the current organization's first project, as PostHog's `user.team` does.
+    const current = principal.user.currentTeamId;
+    const team = current == null ? undefined : await findTeam(deps.meta, current);
+    if (team) return team;
+    const orgId = await currentOrganizationId(deps, principal);
+    id = orgId
+      ? (await listOrganizationTeams(deps.meta, orgId, { limit: 1, offset: 0 })).results[0]?.id
+      : undefined;
   } else if (/^\d{1,10}$/.test(raw) && Number(raw) <= MAX_INT4) {
     id = Number(raw);
   }
@@ -82,7 +84,11 @@ export async function authorize(
   if (team && scopedTeams.length > 0 && !scopedTeams.includes(team.id)) {
     throw permissionDenied(`API key does not have access to the requested project: ID ${team.id}.`);
   }
-  if (!team && organization && scopedTeams.length > 0) {
+  // As in PostHog, every endpoint that is not project-based refuses such a key (not only org-nested
+  // ones), so a project-scoped key cannot list or create organizations or mint keys. `@me` and a
+  // key reading itself are exempt.
+  const selfOnly = userScoped || ('kind' in required && required.kind === 'authenticated');
+  if (!team && !selfOnly && scopedTeams.length > 0) {
     throw permissionDenied('API keys with scoped projects are only supported on project-based endpoints.');
   }
   if (organization && scopedOrgs.length > 0 && !userScoped && !scopedOrgs.includes(organization.id)) {

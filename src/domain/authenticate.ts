@@ -1,5 +1,6 @@
 import { findKeyBySecureValue, touchKey } from '../store/meta/personal-api-keys.js';
 import { findUser } from '../store/meta/users.js';
+import type { Bus } from '../store/shared/bus.js';
 import type { Deps } from './deps.js';
 import { authenticationFailed } from './errors.js';
 import { hashPersonalApiKey } from './ids.js';
@@ -11,7 +12,7 @@ export interface Authenticator {
   /** Resolves a raw `phx_` key to its principal; throws the 401 PostHog gives for a bad key. */
   authenticate(rawKey: string, source: 'header' | 'query'): Promise<Principal>;
   /** Drops cached principals for these keys (by secure value) or for every key of a user. */
-  invalidate(filter: { secureValue?: string; userId?: number }): void;
+  invalidate(filter: Filter): void;
 }
 
 interface Entry {
@@ -19,17 +20,32 @@ interface Entry {
   expiresAt: number;
 }
 
+const INVALIDATE = 'auth:invalidate';
+
+type Filter = { secureValue?: string; userId?: number };
+
 /**
  * Keeps recently seen keys in memory for `ttlMs` so that a hot API key costs no metadata round
- * trip. Revocation through this process invalidates at once; a change made elsewhere (CLI, another
- * node) is seen within `ttlMs`.
+ * trip. Revocation through the API invalidates at once on this node and, over a Redis bus, on every
+ * node; a change made elsewhere (the CLI) is seen within `ttlMs`.
  */
 export function createAuthenticator(
   deps: Deps,
-  options: { ttlMs: number; maxEntries?: number },
+  options: { ttlMs: number; maxEntries?: number; bus?: Bus; onError?: (error: unknown) => void },
 ): Authenticator {
   const cache = new Map<string, Entry>();
   const maxEntries = options.maxEntries ?? 10_000;
+  // Bumped by every invalidation, so a lookup that raced with a revocation is not cached.
+  let generation = 0;
+
+  function forget(filter: Filter): void {
+    generation++;
+    for (const [secureValue, entry] of cache) {
+      if (secureValue === filter.secureValue || entry.principal.user.id === filter.userId) cache.delete(secureValue);
+    }
+  }
+  // Other nodes' revocations; our own arrive here too, which is harmless.
+  options.bus?.subscribe(INVALIDATE, (message) => forget(message as Filter)).catch((error) => options.onError?.(error));
 
   function remember(secureValue: string, principal: Principal): void {
     if (options.ttlMs <= 0) return;
@@ -56,6 +72,7 @@ export function createAuthenticator(
         return cached.principal;
       }
       cache.delete(secureValue);
+      const seen = generation;
       const key = await findKeyBySecureValue(deps.meta, secureValue);
       const user = key && (await findUser(deps.meta, key.userId));
       if (!key || !user || !user.isActive) {
@@ -64,15 +81,13 @@ export function createAuthenticator(
         );
       }
       const principal: Principal = { user, key };
-      remember(secureValue, principal);
+      if (seen === generation) remember(secureValue, principal);
       markUsed(principal);
       return principal;
     },
     invalidate(filter) {
-      for (const [secureValue, entry] of cache) {
-        if (secureValue === filter.secureValue || entry.principal.user.id === filter.userId)
-          cache.delete(secureValue);
-      }
+      forget(filter);
+      options.bus?.publish(INVALIDATE, filter).catch((error) => options.onError?.(error));
     },
   };
 }

@@ -1,7 +1,7 @@
 import { countOrganizations } from '../store/meta/organizations.js';
 import { findKeyBySecureValue } from '../store/meta/personal-api-keys.js';
 import { findUserByEmail, insertUser, type UserRecord } from '../store/meta/users.js';
-import type { Deps } from './deps.js';
+import type { MetaDeps } from './deps.js';
 import { hashPersonalApiKey, newUuid } from './ids.js';
 import { createOrganizationFor } from './organizations.js';
 import { createKey } from './personal-api-keys.js';
@@ -35,7 +35,7 @@ function isUniqueViolation(error: unknown): boolean {
  * what was created, or null when the store already had an organization. Two nodes racing on an empty
  * PostgreSQL both try; the unique bootstrap slug lets exactly one win.
  */
-export async function bootstrap(deps: Deps, options: BootstrapOptions): Promise<BootstrapResult | null> {
+export async function bootstrap(deps: MetaDeps, options: BootstrapOptions): Promise<BootstrapResult | null> {
   if ((await countOrganizations(deps.meta)) > 0) {
     await ensureAdminKey(deps, options);
     return null;
@@ -82,7 +82,7 @@ export async function bootstrap(deps: Deps, options: BootstrapOptions): Promise<
 }
 
 /** With BURROW_ADMIN_API_KEY set, every start makes sure that key exists for the admin user. */
-async function ensureAdminKey(deps: Deps, options: BootstrapOptions): Promise<void> {
+async function ensureAdminKey(deps: MetaDeps, options: BootstrapOptions): Promise<void> {
   if (!options.adminApiKey) return;
   if (await findKeyBySecureValue(deps.meta, hashPersonalApiKey(options.adminApiKey))) return;
   const user: UserRecord | undefined = await findUserByEmail(deps.meta, options.adminEmail);

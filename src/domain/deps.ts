@@ -7,3 +7,6 @@ export interface Deps {
   events: EventsStore;
   now: () => Date;
 }
+
+/** For rules that only touch metadata (the CLI opens no analytics engine). */
+export type MetaDeps = Pick<Deps, 'meta' | 'now'>;

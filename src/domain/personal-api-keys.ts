@@ -10,7 +10,7 @@ import {
 } from '../store/meta/personal-api-keys.js';
 import { teamIdsExist } from '../store/meta/teams.js';
 import type { MetaDb } from '../store/meta/db.js';
-import type { Deps } from './deps.js';
+import type { MetaDeps } from './deps.js';
 import { notFound, permissionDenied, validationError } from './errors.js';
 import { hashPersonalApiKey, isUuid, maskKeyValue, newKeyId, newPersonalApiKeyValue } from './ids.js';
 import type { Principal } from './principal.js';
@@ -64,7 +64,7 @@ async function validateScopedOrgs(db: MetaDb, userId: number, ids: string[] | nu
 }
 
 export async function createKey(
-  deps: Deps,
+  deps: MetaDeps,
   principal: Principal,
   input: KeyInput,
   value?: string,
@@ -98,7 +98,7 @@ export async function createKey(
   return { ...record, value: raw };
 }
 
-export function listKeys(deps: Deps, principal: Principal): Promise<PersonalApiKeyRecord[]> {
+export function listKeys(deps: MetaDeps, principal: Principal): Promise<PersonalApiKeyRecord[]> {
   return listUserKeys(deps.meta, principal.user.id);
 }
 
@@ -106,7 +106,7 @@ export function listKeys(deps: Deps, principal: Principal): Promise<PersonalApiK
  * `@current` names the calling key. A key may always read itself; reading other keys needs a
  * full-access key (PostHog refuses personal keys here outright).
  */
-export async function getKey(deps: Deps, principal: Principal, id: string): Promise<PersonalApiKeyRecord> {
+export async function getKey(deps: MetaDeps, principal: Principal, id: string): Promise<PersonalApiKeyRecord> {
   const own = principal.key;
   const keyId = id === '@current' ? own?.id : id;
   if (own && keyId !== own.id && !own.scopes.includes('*') && own.scopes.length > 0) {
@@ -117,7 +117,7 @@ export async function getKey(deps: Deps, principal: Principal, id: string): Prom
   return key;
 }
 
-export async function updateUserKey(deps: Deps, principal: Principal, id: string, input: KeyInput) {
+export async function updateUserKey(deps: MetaDeps, principal: Principal, id: string, input: KeyInput) {
   const key = await getKey(deps, principal, id);
   await updateKey(deps.meta, key.id, {
     label: input.label === undefined ? undefined : text(input.label, 'label', 40),
@@ -128,7 +128,7 @@ export async function updateUserKey(deps: Deps, principal: Principal, id: string
   return { previous: key, updated: (await findUserKey(deps.meta, principal.user.id, key.id))! };
 }
 
-export async function rollKey(deps: Deps, principal: Principal, id: string) {
+export async function rollKey(deps: MetaDeps, principal: Principal, id: string) {
   const key = await getKey(deps, principal, id);
   const raw = newPersonalApiKeyValue();
   const lastRolledAt = deps.now().toISOString();
@@ -142,7 +142,7 @@ export async function rollKey(deps: Deps, principal: Principal, id: string) {
 }
 
 export async function deleteUserKey(
-  deps: Deps,
+  deps: MetaDeps,
   principal: Principal,
   id: string,
 ): Promise<PersonalApiKeyRecord> {

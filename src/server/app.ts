@@ -12,6 +12,7 @@ import { createAuthenticator } from '../domain/authenticate.js';
 import type { Deps } from '../domain/deps.js';
 import type { EventsStore } from '../store/events/store.js';
 import type { MetaStore } from '../store/meta/db.js';
+import { type Bus, memoryBus } from '../store/shared/bus.js';
 import { installAuth } from './auth.js';
 import { installJsonOnly } from './content.js';
 import { installErrorHandling } from './errors.js';
@@ -23,6 +24,8 @@ export interface AppOptions {
   config: Config;
   meta: MetaStore;
   events: EventsStore;
+  /** Cross-node messages; defaults to this process only. */
+  bus?: Bus;
   logger?: FastifyBaseLogger;
   now?: () => Date;
 }
@@ -46,8 +49,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const deps: Deps = { meta: options.meta.db, events: options.events, now: options.now ?? (() => new Date()) };
-  const authenticator = createAuthenticator(deps, { ttlMs: config.authCacheTtlMs });
-  const probes = { metadata: () => options.meta.ping(), events: () => options.events.ping() };
+  const bus = options.bus ?? memoryBus();
+  const authenticator = createAuthenticator(deps, {
+    ttlMs: config.authCacheTtlMs,
+    bus,
+    onError: (err) => app.log.error({ err }, 'auth cache invalidation failed'),
+  });
+  const probes: ApiOptions['probes'] = { metadata: () => options.meta.ping(), events: () => options.events.ping() };
+  if (bus.kind === 'redis') probes.redis = () => bus.ping();
 
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app, { bodyLimit: config.bodyLimit, ignoreTrailingSlash: true });

@@ -6,11 +6,12 @@ const parseError = (detail: string) => new ApiError(400, 'invalid_request', 'par
 
 /**
  * The API speaks JSON only: any other content type is a 415. An empty body is no body (DRF treats
- * it as `{}`), and `__proto__`/`constructor.prototype` keys are refused rather than trusted.
+ * it as `{}`), and `__proto__`/`constructor.prototype` keys are refused rather than trusted. Fastify
+ * matches the pattern against the type with its parameters (`application/json; charset="utf-8"`).
  */
 export function installJsonOnly(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/(.+\+)?json$/, { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(/^application\/([^;\s]+\+)?json(;|$)/, { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {

@@ -3,41 +3,46 @@ import type { Config } from '../config.js';
 import { bootstrap } from '../domain/bootstrap.js';
 import { type EventsStore, openEventsStore } from '../store/events/store.js';
 import { type MetaStore, openMetaStore } from '../store/meta/db.js';
+import { type Bus, memoryBus, redisBus } from '../store/shared/bus.js';
 import { writeBootstrapFile } from './bootstrap-file.js';
 
 export interface Stores {
   meta: MetaStore;
   events: EventsStore;
+  bus: Bus;
   close(): Promise<void>;
 }
 
 /** Opens and migrates both stores; if the second fails the first is closed again. */
 export async function openStores(config: Config): Promise<Stores> {
   const meta = await openMetaStore(config);
-  let events: EventsStore;
+  let events: EventsStore | undefined;
   try {
     events = await openEventsStore({
       dataDir: config.dataDir,
       clickhouseUrl: config.clickhouseUrl,
       database: config.clickhouseDatabase,
     });
+    const bus = config.redisUrl ? await redisBus(config.redisUrl, config.redisKeyPrefix) : memoryBus();
+    const opened = events;
+    return {
+      meta,
+      events: opened,
+      bus,
+      async close() {
+        await Promise.allSettled([meta.close(), opened.close(), bus.close()]);
+      },
+    };
   } catch (error) {
-    await meta.close();
+    await Promise.allSettled([meta.close(), events?.close()]);
     throw error;
   }
-  return {
-    meta,
-    events,
-    async close() {
-      await Promise.allSettled([meta.close(), events.close()]);
-    },
-  };
 }
 
 /** First start on an empty store creates the default organization and writes bootstrap.json. */
 export async function bootstrapInstallation(config: Config, stores: Stores, log: Logger): Promise<void> {
   const result = await bootstrap(
-    { meta: stores.meta.db, events: stores.events, now: () => new Date() },
+    { meta: stores.meta.db, now: () => new Date() },
     { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey },
   );
   if (!result) return;

@@ -37,9 +37,16 @@ function quoteIdentifier(name: string): string {
   return '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
 }
 
+/**
+ * chDB and a ClickHouse server disagree on how JSON carries 64-bit integers (numbers vs strings);
+ * both are pinned to numbers so results look the same whichever backend runs. A caller that needs
+ * exact values above 2^53 asks for strings per query.
+ */
+const DEFAULT_SETTINGS = { output_format_json_quote_64bit_integers: 0 } as const;
+
 function wrap(client: ClickHouseClient, backend: EventsBackend, database: string): EventsStore {
   const clickhouseSettings = (o?: QueryOptions) =>
-    o?.settings as Parameters<ClickHouseClient['query']>[0]['clickhouse_settings'];
+    ({ ...DEFAULT_SETTINGS, ...o?.settings }) as Parameters<ClickHouseClient['query']>[0]['clickhouse_settings'];
   return {
     backend,
     database,

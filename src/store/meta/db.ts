@@ -64,7 +64,7 @@ export async function openMetaStore(options: MetaStoreOptions): Promise<MetaStor
     if (dialect === 'postgres' && options.databaseSchema) {
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(options.databaseSchema)}`.execute(db);
     }
-    const applied = await migrateToLatest(db as Kysely<unknown>, dialect);
+    const applied = await migrateToLatest(db as Kysely<unknown>, dialect, options.databaseSchema);
     return {
       db,
       dialect,

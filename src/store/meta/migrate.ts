@@ -23,8 +23,16 @@ class InCodeMigrations implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<unknown>, dialect: DialectName): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrations(dialect) });
+/**
+ * On PostgreSQL the ledger's schema is named explicitly: Kysely looks for its tables across every
+ * schema, so another Burrow schema in the same database would otherwise look like ours.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: DialectName, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: new InCodeMigrations(dialect),
+    ...(dialect === 'postgres' ? { migrationTableSchema: schema ?? 'public' } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -1,6 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { ColumnTypes } from '../codec.js';
 
+/**
+ * Ids of teams and users are never reused once deleted (keys, links and events name them): SQLite needs
+ * AUTOINCREMENT for that, PostgreSQL's serial already behaves so.
+ */
 export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
   const ts = sql.raw(t.timestamp);
   await db.schema
@@ -20,7 +24,9 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
 
   await db.schema
     .createTable('teams')
-    .addColumn('id', sql.raw(t.serial), (c) => c.primaryKey())
+    .addColumn('id', sql.raw(t.serial), (c) =>
+      t.serial === 'serial' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('uuid', sql.raw(t.uuid), (c) => c.notNull().unique())
     .addColumn('organization_id', sql.raw(t.uuid), (c) =>
       c.notNull().references('organizations.id').onDelete('cascade'),
@@ -45,7 +51,9 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
 
   await db.schema
     .createTable('users')
-    .addColumn('id', sql.raw(t.serial), (c) => c.primaryKey())
+    .addColumn('id', sql.raw(t.serial), (c) =>
+      t.serial === 'serial' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('uuid', sql.raw(t.uuid), (c) => c.notNull().unique())
     .addColumn('distinct_id', 'text', (c) => c.notNull().unique())
     .addColumn('email', 'text', (c) => c.notNull().unique())

@@ -1,0 +1,118 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { bootstrap } from '../domain/bootstrap.js';
+import type { MetaDeps } from '../domain/deps.js';
+import { ApiError } from '../domain/errors.js';
+import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
+import { writeBootstrapFile } from '../server/bootstrap-file.js';
+import { openMetaStore } from '../store/meta/db.js';
+import { findUserByEmail } from '../store/meta/users.js';
+
+const USAGE = `Usage: npm run burrow -- <command> [options]
+
+Works directly on the data directory (or DATABASE_URL); the server need not be running.
+
+Commands:
+  keys create --label <text> --scopes <s1,s2|*> [--email <user>] [--scoped-teams 1,2] [--scoped-organizations <uuid,...>]
+  keys list [--email <user>]
+  keys revoke <id> [--email <user>]
+  migrate            apply metadata migrations and exit
+  bootstrap          create the default organization if the store is empty (writes bootstrap.json)
+
+Options:
+  --data-dir <dir>   overrides BURROW_DATA_DIR
+  --email <user>     whose keys (default: BURROW_ADMIN_EMAIL, i.e. the bootstrap owner)
+`;
+
+const list = (value: string | undefined) =>
+  value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'data-dir': { type: 'string' },
+      email: { type: 'string' },
+      label: { type: 'string' },
+      scopes: { type: 'string' },
+      'scoped-teams': { type: 'string' },
+      'scoped-organizations': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub, arg] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const env = { ...process.env, ...(values['data-dir'] ? { BURROW_DATA_DIR: values['data-dir'] } : {}) };
+  const config = loadConfig(env);
+  const store = await openMetaStore(config);
+  const deps: MetaDeps = { meta: store.db, now: () => new Date() };
+  try {
+    if (command === 'migrate') {
+      print({ applied: store.applied });
+      return 0;
+    }
+    if (command === 'bootstrap') {
+      const result = await bootstrap(deps, { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey });
+      if (result) print({ ...result, file: writeBootstrapFile(config.dataDir, result) });
+      else print({ created: false, detail: 'The store already has an organization.' });
+      return 0;
+    }
+    if (command !== 'keys' || !sub) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+    const email = values.email ?? config.adminEmail;
+    const user = await findUserByEmail(store.db, email);
+    if (!user) throw new UsageError(`no user with email ${email} (start the server once to bootstrap)`);
+    const principal = { user, key: null };
+    if (sub === 'create') {
+      const key = await createKey(deps, principal, {
+        label: values.label ?? '',
+        scopes: list(values.scopes) ?? [],
+        scoped_teams: list(values['scoped-teams'])?.map(Number),
+        scoped_organizations: list(values['scoped-organizations']),
+      });
+      print({ id: key.id, label: key.label, value: key.value, scopes: key.scopes, user: user.email });
+      return 0;
+    }
+    if (sub === 'list') {
+      print(
+        (await listKeys(deps, principal)).map((k) => ({
+          id: k.id,
+          label: k.label,
+          mask_value: k.maskValue,
+          scopes: k.scopes,
+          created_at: k.createdAt,
+          last_used_at: k.lastUsedAt,
+        })),
+      );
+      return 0;
+    }
+    if (sub === 'revoke' && arg) {
+      const key = await deleteUserKey(deps, principal, arg);
+      print({ revoked: key.id, label: key.label });
+      return 0;
+    }
+    throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  } finally {
+    await store.close();
+  }
+}
+
+class UsageError extends Error {}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ApiError) process.stderr.write(`burrow: ${error.attr ? `${error.attr}: ` : ''}${error.detail}\n`);
+    else if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`burrow: ${(error as Error).message}\n\n${USAGE}`);
+    } else process.stderr.write(`burrow: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(error instanceof ApiError ? 1 : 2);
+  },
+);
