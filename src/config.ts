@@ -55,6 +55,12 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+function oneOf(env: Env, name: string, allowed: string[], fallback: string): string {
+  const raw = env[name] || fallback;
+  if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}`);
+  return raw;
+}
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 function identifier(env: Env, name: string, fallback?: string): string | undefined {
@@ -84,7 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'burrow:',
     adminApiKey,
     adminEmail: env.BURROW_ADMIN_EMAIL || 'admin@burrow.local',
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     trustProxy: bool(env, 'TRUST_PROXY'),
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
