@@ -18,7 +18,13 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const stores = await openStores(config);
   await bootstrapInstallation(config, stores, log);
-  const app = await buildApp({ config, meta: stores.meta, events: stores.events, bus: stores.bus, logger: log });
+  const app = await buildApp({
+    config,
+    meta: stores.meta,
+    events: stores.events,
+    bus: stores.bus,
+    logger: log,
+  });
   const address = await app.listen({ host: config.host, port: config.port });
   log.info(
     {

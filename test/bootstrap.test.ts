@@ -22,7 +22,12 @@ describe(`bootstrap (${backend})`, () => {
     dirs.push(dataDir);
     const schema = await freshSchema();
     if (schema) schemas.push(schema);
-    const env = { BURROW_DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, ...extra };
+    const env = {
+      BURROW_DATA_DIR: dataDir,
+      DATABASE_URL: process.env.DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      ...extra,
+    };
     return { dataDir, env };
   }
 
@@ -34,7 +39,11 @@ describe(`bootstrap (${backend})`, () => {
     const stores = await openStores(config);
     await bootstrapInstallation(config, stores, log);
     const app = await buildApp({ config, meta: stores.meta, events: stores.events });
-    return { config, stores, app, logged, close: async () => (await app.close(), await stores.close()) };
+    const close = async () => {
+      await app.close();
+      await stores.close();
+    };
+    return { config, stores, app, logged, close };
   }
 
   it('creates organization, project, owner and a working full-access key, once', async () => {
@@ -52,7 +61,10 @@ describe(`bootstrap (${backend})`, () => {
     ]);
     expect(first.logged.join('')).toContain(file);
 
-    const me = await first.app.inject({ url: '/api/users/@me/', headers: { authorization: `Bearer ${boot.personal_api_key}` } });
+    const me = await first.app.inject({
+      url: '/api/users/@me/',
+      headers: { authorization: `Bearer ${boot.personal_api_key}` },
+    });
     expect(me.statusCode).toBe(200);
     expect(me.json()).toMatchObject({
       email: 'admin@burrow.local',
@@ -87,7 +99,10 @@ describe(`bootstrap (${backend})`, () => {
     await first.close();
 
     const second = await start(env);
-    const me = await second.app.inject({ url: '/api/users/@me/', headers: { authorization: `Bearer ${adminKey}` } });
+    const me = await second.app.inject({
+      url: '/api/users/@me/',
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
     expect(me.statusCode).toBe(200);
     expect(await countOrganizations(second.stores.meta.db)).toBe(1);
     await second.close();

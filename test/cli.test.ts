@@ -24,7 +24,10 @@ describe(`burrow CLI (${backend})`, () => {
   it('bootstraps, then creates, lists and revokes keys that the server honours', async () => {
     const boot = await cli('bootstrap');
     expect(boot.code).toBe(0);
-    expect(JSON.parse(boot.output)).toMatchObject({ project_id: expect.any(Number), file: join(dataDir, 'bootstrap.json') });
+    expect(JSON.parse(boot.output)).toMatchObject({
+      project_id: expect.any(Number),
+      file: join(dataDir, 'bootstrap.json'),
+    });
     expect(JSON.parse((await cli('bootstrap')).output)).toMatchObject({ created: false });
 
     const created = await cli('keys', 'create', '--label', 'ci', '--scopes', 'project:read,query:read');

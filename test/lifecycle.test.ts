@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backend, dropSchema, freshSchema } from './helpers/harness.js';
-import { runTs, runToEnd } from './helpers/process.js';
+import { runToEnd, runTs } from './helpers/process.js';
 
 /** The real server process: start, bootstrap file, readiness, graceful shutdown, restart. */
 describe(`server process (${backend})`, () => {
@@ -40,7 +40,9 @@ describe(`server process (${backend})`, () => {
     expect((await fetch(`${base}/_health`)).status).toBe(200);
     const readyz = await fetch(`${base}/_readyz`);
     expect(await readyz.json()).toEqual({ status: 'ok', checks: { metadata: 'ok', events: 'ok' } });
-    const me = await fetch(`${base}/api/users/@me/`, { headers: { authorization: `Bearer ${boot.personal_api_key}` } });
+    const me = await fetch(`${base}/api/users/@me/`, {
+      headers: { authorization: `Bearer ${boot.personal_api_key}` },
+    });
     expect(me.status).toBe(200);
 
     // Send the head of a request, signal the server, then finish the body: it must still be answered.
@@ -73,7 +75,9 @@ describe(`server process (${backend})`, () => {
     const boot = JSON.parse(before);
     const server = runTs('src/main.ts', [], await env());
     const base = JSON.parse(await server.waitFor(/burrow ready/)).url as string;
-    const orgs = await fetch(`${base}/api/organizations/`, { headers: { authorization: `Bearer ${boot.personal_api_key}` } });
+    const orgs = await fetch(`${base}/api/organizations/`, {
+      headers: { authorization: `Bearer ${boot.personal_api_key}` },
+    });
     const names = ((await orgs.json()) as { results: Array<{ name: string }> }).results.map((o) => o.name);
     expect(names.sort()).toEqual(['Default organization', 'Started before SIGTERM']);
     expect(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')).toBe(before);

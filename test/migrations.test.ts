@@ -35,12 +35,25 @@ describe(`metadata migrations (${backend})`, () => {
   });
 
   it('enforces the constraints the domain relies on', async () => {
-    const store = await openMetaStore({ dataDir, databaseUrl: process.env.DATABASE_URL, databaseSchema: schema });
+    const store = await openMetaStore({
+      dataDir,
+      databaseUrl: process.env.DATABASE_URL,
+      databaseSchema: schema,
+    });
     const at = new Date().toISOString();
-    const org = { id: '00000000-0000-4000-8000-000000000001', name: 'A', slug: 'a', created_at: at, updated_at: at };
+    const org = {
+      id: '00000000-0000-4000-8000-000000000001',
+      name: 'A',
+      slug: 'a',
+      created_at: at,
+      updated_at: at,
+    };
     await store.db.insertInto('organizations').values(org).execute();
     await expect(
-      store.db.insertInto('organizations').values({ ...org, id: '00000000-0000-4000-8000-000000000002' }).execute(),
+      store.db
+        .insertInto('organizations')
+        .values({ ...org, id: '00000000-0000-4000-8000-000000000002' })
+        .execute(),
     ).rejects.toThrow();
     const row = await store.db.selectFrom('organizations').selectAll().executeTakeFirstOrThrow();
     // Defaults written by the migration come back as booleans or 0/1 depending on the dialect.
@@ -59,11 +72,15 @@ describe('events store migrations (chDB)', () => {
     await store.ping();
     const migration = {
       name: '9999_probe',
-      statements: () => [`CREATE TABLE IF NOT EXISTS ${store.table('probe')} (x UInt8) ENGINE = MergeTree ORDER BY x`],
+      statements: () => [
+        `CREATE TABLE IF NOT EXISTS ${store.table('probe')} (x UInt8) ENGINE = MergeTree ORDER BY x`,
+      ],
     };
     expect(await migrateEvents(store, [migration])).toEqual(['9999_probe']);
     expect(await migrateEvents(store, [migration])).toEqual([]);
-    const ledger = await store.query<{ name: string }>(`SELECT name FROM ${store.table('schema_migrations')} FINAL`);
+    const ledger = await store.query<{ name: string }>(
+      `SELECT name FROM ${store.table('schema_migrations')} FINAL`,
+    );
     expect(ledger.map((r) => r.name)).toEqual(['9999_probe']);
     await store.insert('probe', [{ x: 7 }]);
     expect(await store.query(`SELECT x FROM ${store.table('probe')}`)).toEqual([{ x: 7 }]);

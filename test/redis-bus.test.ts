@@ -37,7 +37,8 @@ describe('key revocation across nodes', () => {
     const a = await buildApp({ config: h.config, meta: h.stores.meta, events: h.stores.events, bus: busA });
     const b = await secondNode(busB);
     const { key } = await h.user({ organizationId: h.boot.organization_id });
-    const me = (app: typeof a) => app.inject({ url: '/api/users/@me/', headers: { authorization: `Bearer ${key}` } });
+    const me = (app: typeof a) =>
+      app.inject({ url: '/api/users/@me/', headers: { authorization: `Bearer ${key}` } });
     expect((await me(b)).statusCode).toBe(200); // cached on B now
     const ready = await b.inject({ url: '/_readyz' });
     expect(ready.json().checks.redis).toBe('ok');

@@ -1,17 +1,20 @@
 import { Type } from 'typebox';
 import { createOrganization, listOrganizations, updateOrganization } from '../domain/organizations.js';
 import { scope } from '../domain/scopes.js';
-import { listOrganizationTeams } from '../store/meta/teams.js';
 import { organizationAccessOf, principalOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
+import { listOrganizationTeams } from '../store/meta/teams.js';
 import type { ApiPlugin } from './context.js';
 import { OrganizationIdParams } from './schemas/common.js';
 import { Organization, OrganizationInput, toOrganization } from './schemas/organizations.js';
 
 const tags = ['organizations'];
-const CreateBody = Type.Object({ ...OrganizationInput.properties, name: Type.String({ maxLength: 64 }) }, {
-  additionalProperties: false,
-});
+const CreateBody = Type.Object(
+  { ...OrganizationInput.properties, name: Type.String({ maxLength: 64 }) },
+  {
+    additionalProperties: false,
+  },
+);
 
 export const organizationRoutes: ApiPlugin = async (app, { deps, authenticator }) => {
   const render = async (org: Parameters<typeof toOrganization>[0], level: number | null) =>
@@ -21,7 +24,12 @@ export const organizationRoutes: ApiPlugin = async (app, { deps, authenticator }
     '/api/organizations/',
     {
       config: { scope: scope('organization', 'read') },
-      schema: { tags, summary: 'Organizations the caller belongs to', querystring: PageQuery, response: { 200: Paginated(Organization) } },
+      schema: {
+        tags,
+        summary: 'Organizations the caller belongs to',
+        querystring: PageQuery,
+        response: { 200: Paginated(Organization) },
+      },
     },
     async (request) => {
       const page = pageOf(request.query);
@@ -35,7 +43,12 @@ export const organizationRoutes: ApiPlugin = async (app, { deps, authenticator }
     '/api/organizations/',
     {
       config: { scope: scope('organization', 'write') },
-      schema: { tags, summary: 'Create an organization (the caller becomes owner; a first project is made)', body: CreateBody, response: { 201: Organization } },
+      schema: {
+        tags,
+        summary: 'Create an organization (the caller becomes owner; a first project is made)',
+        body: CreateBody,
+        response: { 201: Organization },
+      },
     },
     async (request, reply) => {
       const principal = principalOf(request);
@@ -49,7 +62,12 @@ export const organizationRoutes: ApiPlugin = async (app, { deps, authenticator }
     '/api/organizations/:organization_id/',
     {
       config: { scope: scope('organization', 'read') },
-      schema: { tags, summary: 'Retrieve an organization', params: OrganizationIdParams, response: { 200: Organization } },
+      schema: {
+        tags,
+        summary: 'Retrieve an organization',
+        params: OrganizationIdParams,
+        response: { 200: Organization },
+      },
     },
     async (request) => {
       const access = organizationAccessOf(request);
@@ -61,7 +79,13 @@ export const organizationRoutes: ApiPlugin = async (app, { deps, authenticator }
     '/api/organizations/:organization_id/',
     {
       config: { scope: scope('organization', 'write') },
-      schema: { tags, summary: 'Update an organization (admin)', params: OrganizationIdParams, body: OrganizationInput, response: { 200: Organization } },
+      schema: {
+        tags,
+        summary: 'Update an organization (admin)',
+        params: OrganizationIdParams,
+        body: OrganizationInput,
+        response: { 200: Organization },
+      },
     },
     async (request) => {
       const access = organizationAccessOf(request);

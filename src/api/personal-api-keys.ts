@@ -9,32 +9,32 @@ import {
   updateUserKey,
 } from '../domain/personal-api-keys.js';
 import { AUTHENTICATED, INTERNAL } from '../domain/scopes.js';
-import type { PersonalApiKeyRecord } from '../store/meta/personal-api-keys.js';
 import { principalOf } from '../server/auth.js';
+import type { PersonalApiKeyRecord } from '../store/meta/personal-api-keys.js';
 import type { ApiPlugin } from './context.js';
-import { DateTime, NullableDateTime } from './schemas/common.js';
+import { DateTime, Nullable, NullableDateTime } from './schemas/common.js';
 
 const tags = ['personal_api_keys'];
 
 const Key = Type.Object({
   id: Type.String(),
   label: Type.String(),
-  value: Type.Union([Type.String(), Type.Null()], { description: 'The secret; only in the create and roll responses' }),
+  value: Nullable(Type.String(), { description: 'The secret; only in the create and roll responses' }),
   mask_value: Type.String(),
   created_at: DateTime,
   last_used_at: NullableDateTime,
   last_rolled_at: NullableDateTime,
   user_id: Type.Integer(),
   scopes: Type.Array(Type.String()),
-  scoped_teams: Type.Union([Type.Array(Type.Integer()), Type.Null()]),
-  scoped_organizations: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  scoped_teams: Nullable(Type.Array(Type.Integer())),
+  scoped_organizations: Nullable(Type.Array(Type.String())),
 });
 
 const KeyFields = {
   label: Type.String({ maxLength: 40 }),
   scopes: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }),
-  scoped_teams: Type.Optional(Type.Union([Type.Array(Type.Integer(), { maxItems: 1000 }), Type.Null()])),
-  scoped_organizations: Type.Optional(Type.Union([Type.Array(Type.String(), { maxItems: 1000 }), Type.Null()])),
+  scoped_teams: Type.Optional(Nullable(Type.Array(Type.Integer(), { maxItems: 1000 }))),
+  scoped_organizations: Type.Optional(Nullable(Type.Array(Type.String(), { maxItems: 1000 }))),
 };
 const CreateBody = Type.Object(KeyFields, { additionalProperties: false });
 const UpdateBody = Type.Object(
@@ -68,7 +68,11 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
     '/api/personal_api_keys/',
     {
       config: { scope: INTERNAL },
-      schema: { tags, summary: "The caller's keys, newest first (not paginated, as in PostHog)", response: { 200: Type.Array(Key) } },
+      schema: {
+        tags,
+        summary: "The caller's keys, newest first (not paginated, as in PostHog)",
+        response: { 200: Type.Array(Key) },
+      },
     },
     async (request) => (await listKeys(deps, principalOf(request))).map(toKey),
   );
@@ -77,16 +81,27 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
     '/api/personal_api_keys/',
     {
       config: { scope: INTERNAL },
-      schema: { tags, summary: 'Mint a key; the response is the only time its value is shown', body: CreateBody, response: { 201: Key } },
+      schema: {
+        tags,
+        summary: 'Mint a key; the response is the only time its value is shown',
+        body: CreateBody,
+        response: { 201: Key },
+      },
     },
-    async (request, reply) => reply.code(201).send(toKey(await createKey(deps, principalOf(request), request.body))),
+    async (request, reply) =>
+      reply.code(201).send(toKey(await createKey(deps, principalOf(request), request.body))),
   );
 
   app.get(
     '/api/personal_api_keys/:id/',
     {
       config: { scope: AUTHENTICATED },
-      schema: { tags, summary: 'One key; `@current` is the calling key', params: IdParams, response: { 200: Key } },
+      schema: {
+        tags,
+        summary: 'One key; `@current` is the calling key',
+        params: IdParams,
+        response: { 200: Key },
+      },
     },
     async (request) => toKey(await getKey(deps, principalOf(request), request.params.id)),
   );
@@ -95,10 +110,21 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
     '/api/personal_api_keys/:id/',
     {
       config: { scope: INTERNAL },
-      schema: { tags, summary: "Change a key's label, scopes or restrictions", params: IdParams, body: UpdateBody, response: { 200: Key } },
+      schema: {
+        tags,
+        summary: "Change a key's label, scopes or restrictions",
+        params: IdParams,
+        body: UpdateBody,
+        response: { 200: Key },
+      },
     },
     async (request) => {
-      const { previous, updated } = await updateUserKey(deps, principalOf(request), request.params.id, request.body);
+      const { previous, updated } = await updateUserKey(
+        deps,
+        principalOf(request),
+        request.params.id,
+        request.body,
+      );
       authenticator.invalidate({ secureValue: previous.secureValue });
       return toKey(updated);
     },
@@ -108,7 +134,12 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
     '/api/personal_api_keys/:id/roll/',
     {
       config: { scope: INTERNAL },
-      schema: { tags, summary: 'Replace the secret; the old value stops working at once', params: IdParams, response: { 200: Key } },
+      schema: {
+        tags,
+        summary: 'Replace the secret; the old value stops working at once',
+        params: IdParams,
+        response: { 200: Key },
+      },
     },
     async (request) => {
       const { previous, updated } = await rollKey(deps, principalOf(request), request.params.id);

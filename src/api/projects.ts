@@ -8,9 +8,12 @@ import { OrganizationIdParams, ProjectIdParams } from './schemas/common.js';
 import { Team, TeamInput, toTeam } from './schemas/teams.js';
 
 const tags = ['projects'];
-const CreateBody = Type.Object({ ...TeamInput.properties, name: Type.String({ maxLength: 200 }) }, {
-  additionalProperties: false,
-});
+const CreateBody = Type.Object(
+  { ...TeamInput.properties, name: Type.String({ maxLength: 200 }) },
+  {
+    additionalProperties: false,
+  },
+);
 
 /** Burrow has one environment per project, so both path families name the same object. */
 const PREFIXES = ['/api/projects/:project_id/', '/api/environments/:project_id/'];
@@ -20,7 +23,13 @@ export const projectRoutes: ApiPlugin = async (app, { deps }) => {
     '/api/organizations/:organization_id/projects/',
     {
       config: { scope: scope('project', 'read') },
-      schema: { tags, summary: "An organization's projects", params: OrganizationIdParams, querystring: PageQuery, response: { 200: Paginated(Team) } },
+      schema: {
+        tags,
+        summary: "An organization's projects",
+        params: OrganizationIdParams,
+        querystring: PageQuery,
+        response: { 200: Paginated(Team) },
+      },
     },
     async (request) => {
       const page = pageOf(request.query);
@@ -33,7 +42,12 @@ export const projectRoutes: ApiPlugin = async (app, { deps }) => {
     '/api/projects/',
     {
       config: { scope: scope('project', 'read'), currentOrganization: true },
-      schema: { tags, summary: "Projects of the caller's current organization", querystring: PageQuery, response: { 200: Paginated(Team) } },
+      schema: {
+        tags,
+        summary: "Projects of the caller's current organization",
+        querystring: PageQuery,
+        response: { 200: Paginated(Team) },
+      },
     },
     async (request) => {
       const page = pageOf(request.query);
@@ -46,7 +60,13 @@ export const projectRoutes: ApiPlugin = async (app, { deps }) => {
     '/api/organizations/:organization_id/projects/',
     {
       config: { scope: scope('project', 'write') },
-      schema: { tags, summary: 'Create a project with its own phc_ token (admin)', params: OrganizationIdParams, body: CreateBody, response: { 201: Team } },
+      schema: {
+        tags,
+        summary: 'Create a project with its own phc_ token (admin)',
+        params: OrganizationIdParams,
+        body: CreateBody,
+        response: { 201: Team },
+      },
     },
     async (request, reply) => {
       const team = await createProject(deps, organizationAccessOf(request), request.body);
@@ -68,7 +88,13 @@ export const projectRoutes: ApiPlugin = async (app, { deps }) => {
       path,
       {
         config: { scope: scope('project', 'write') },
-        schema: { tags, summary: 'Update a project', params: ProjectIdParams, body: TeamInput, response: { 200: Team } },
+        schema: {
+          tags,
+          summary: 'Update a project',
+          params: ProjectIdParams,
+          body: TeamInput,
+          response: { 200: Team },
+        },
       },
       async (request) => toTeam(await updateProject(deps, projectAccessOf(request), request.body)),
     );
@@ -77,7 +103,12 @@ export const projectRoutes: ApiPlugin = async (app, { deps }) => {
       path,
       {
         config: { scope: scope('project', 'write') },
-        schema: { tags, summary: 'Delete a project (admin)', params: ProjectIdParams, response: { 204: Type.Null() } },
+        schema: {
+          tags,
+          summary: 'Delete a project (admin)',
+          params: ProjectIdParams,
+          response: { 204: Type.Null() },
+        },
       },
       async (request, reply) => {
         await deleteProject(deps, projectAccessOf(request));

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import { getMe } from '../domain/users.js';
 import { scope } from '../domain/scopes.js';
+import { getMe } from '../domain/users.js';
 import { principalOf } from '../server/auth.js';
-import { DateTime, NullableDateTime, UserBasic, toUserBasic, Uuid } from './schemas/common.js';
-import { Team, toTeam } from './schemas/teams.js';
 import type { ApiPlugin } from './context.js';
+import { DateTime, Nullable, NullableDateTime, toUserBasic, UserBasic, Uuid } from './schemas/common.js';
+import { Team, toTeam } from './schemas/teams.js';
 
 const OrganizationBasic = Type.Object({
   id: Uuid,
   name: Type.String(),
   slug: Type.String(),
-  membership_level: Type.Union([Type.Integer(), Type.Null()]),
+  membership_level: Nullable(Type.Integer()),
   members_can_use_personal_api_keys: Type.Boolean(),
 });
 
@@ -20,8 +20,8 @@ const Me = Type.Object({
   last_login: NullableDateTime,
   has_password: Type.Boolean(),
   is_staff: Type.Boolean(),
-  team: Type.Union([Team, Type.Null()]),
-  organization: Type.Union([OrganizationBasic, Type.Null()]),
+  team: Nullable(Team),
+  organization: Nullable(OrganizationBasic),
   organizations: Type.Array(OrganizationBasic),
 });
 

@@ -25,7 +25,12 @@ Options:
 `;
 
 const list = (value: string | undefined) =>
-  value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -60,7 +65,10 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'bootstrap') {
-      const result = await bootstrap(deps, { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey });
+      const result = await bootstrap(deps, {
+        adminEmail: config.adminEmail,
+        adminApiKey: config.adminApiKey,
+      });
       if (result) print({ ...result, file: writeBootstrapFile(config.dataDir, result) });
       else print({ created: false, detail: 'The store already has an organization.' });
       return 0;
@@ -109,8 +117,13 @@ class UsageError extends Error {}
 run(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof ApiError) process.stderr.write(`burrow: ${error.attr ? `${error.attr}: ` : ''}${error.detail}\n`);
-    else if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof ApiError)
+      process.stderr.write(`burrow: ${error.attr ? `${error.attr}: ` : ''}${error.detail}\n`);
+    else if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       process.stderr.write(`burrow: ${(error as Error).message}\n\n${USAGE}`);
     } else process.stderr.write(`burrow: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(error instanceof ApiError ? 1 : 2);

@@ -99,6 +99,16 @@ export async function authorize(
 
   const missing = key ? missingScope(grantedScopes(principal), required) : null;
   if (missing === 'INTERNAL') throw permissionDenied('This action does not support Personal API Key access');
+  // A restricted key must not reach internal operations such as minting keys: that would let it
+  // create an unrestricted one.
+  if (
+    key &&
+    'kind' in required &&
+    required.kind === 'internal' &&
+    (scopedTeams.length > 0 || scopedOrgs.length > 0)
+  ) {
+    throw permissionDenied('This action does not support Personal API Key access');
+  }
   if (missing) throw permissionDenied(`API key missing required scope '${missing}'`);
 
   if (!organization) return null;

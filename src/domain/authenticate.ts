@@ -41,11 +41,14 @@ export function createAuthenticator(
   function forget(filter: Filter): void {
     generation++;
     for (const [secureValue, entry] of cache) {
-      if (secureValue === filter.secureValue || entry.principal.user.id === filter.userId) cache.delete(secureValue);
+      if (secureValue === filter.secureValue || entry.principal.user.id === filter.userId)
+        cache.delete(secureValue);
     }
   }
   // Other nodes' revocations; our own arrive here too, which is harmless.
-  options.bus?.subscribe(INVALIDATE, (message) => forget(message as Filter)).catch((error) => options.onError?.(error));
+  options.bus
+    ?.subscribe(INVALIDATE, (message) => forget(message as Filter))
+    .catch((error) => options.onError?.(error));
 
   function remember(secureValue: string, principal: Principal): void {
     if (options.ttlMs <= 0) return;
@@ -75,7 +78,7 @@ export function createAuthenticator(
       const seen = generation;
       const key = await findKeyBySecureValue(deps.meta, secureValue);
       const user = key && (await findUser(deps.meta, key.userId));
-      if (!key || !user || !user.isActive) {
+      if (!key || !user?.isActive) {
         throw authenticationFailed(
           `Personal API key found in request ${source === 'header' ? 'Authorization header' : 'query string'} is invalid.`,
         );

@@ -1,3 +1,4 @@
+import type { MetaDb } from '../store/meta/db.js';
 import { userOrganizationIds } from '../store/meta/memberships.js';
 import {
   countUserKeys,
@@ -9,7 +10,6 @@ import {
   updateKey,
 } from '../store/meta/personal-api-keys.js';
 import { teamIdsExist } from '../store/meta/teams.js';
-import type { MetaDb } from '../store/meta/db.js';
 import type { MetaDeps } from './deps.js';
 import { notFound, permissionDenied, validationError } from './errors.js';
 import { hashPersonalApiKey, isUuid, maskKeyValue, newKeyId, newPersonalApiKeyValue } from './ids.js';
@@ -106,7 +106,11 @@ export function listKeys(deps: MetaDeps, principal: Principal): Promise<Personal
  * `@current` names the calling key. A key may always read itself; reading other keys needs a
  * full-access key (PostHog refuses personal keys here outright).
  */
-export async function getKey(deps: MetaDeps, principal: Principal, id: string): Promise<PersonalApiKeyRecord> {
+export async function getKey(
+  deps: MetaDeps,
+  principal: Principal,
+  id: string,
+): Promise<PersonalApiKeyRecord> {
   const own = principal.key;
   const keyId = id === '@current' ? own?.id : id;
   if (own && keyId !== own.id && !own.scopes.includes('*') && own.scopes.length > 0) {

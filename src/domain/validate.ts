@@ -12,9 +12,29 @@ export function text(value: string, attr: string, maxLength: number): string {
 
 let zones: Set<string> | undefined;
 
+/** Spelled as IANA spells a zone: each part capitalised (`Asia/Kolkata`, `US/Eastern`), not `asia/kolkata`. */
+const ZONE_PART = '(?:[A-Z]{1,3}|GMT(?:[+-]\\d{1,2}|0)|[A-Z][a-z][A-Za-z0-9_+-]*)';
+const ZONE_SPELLING = new RegExp(`^${ZONE_PART}(?:/${ZONE_PART})*$`);
+
+/**
+ * Node's ICU lists canonical zones only, some under their old names (`Asia/Calcutta`), so a link such
+ * as `Asia/Kolkata` or `Europe/Kyiv` (valid in PostHog's pytz list) is accepted when ICU knows it.
+ */
+function isKnownLink(value: string): boolean {
+  if (!ZONE_SPELLING.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function timezone(value: string, attr = 'timezone'): string {
   zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT']);
-  if (!zones.has(value)) throw validationError(`"${value}" is not a valid choice.`, attr, 'invalid_choice');
+  if (!zones.has(value) && !isKnownLink(value)) {
+    throw validationError(`"${value}" is not a valid choice.`, attr, 'invalid_choice');
+  }
   return value;
 }
 

@@ -48,14 +48,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const deps: Deps = { meta: options.meta.db, events: options.events, now: options.now ?? (() => new Date()) };
+  const deps: Deps = {
+    meta: options.meta.db,
+    events: options.events,
+    now: options.now ?? (() => new Date()),
+  };
   const bus = options.bus ?? memoryBus();
   const authenticator = createAuthenticator(deps, {
     ttlMs: config.authCacheTtlMs,
     bus,
     onError: (err) => app.log.error({ err }, 'auth cache invalidation failed'),
   });
-  const probes: ApiOptions['probes'] = { metadata: () => options.meta.ping(), events: () => options.events.ping() };
+  const probes: ApiOptions['probes'] = {
+    metadata: () => options.meta.ping(),
+    events: () => options.events.ping(),
+  };
   if (bus.kind === 'redis') probes.redis = () => bus.ping();
 
   app.setValidatorCompiler(validatorCompiler);

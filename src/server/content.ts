@@ -2,7 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../domain/errors.js';
 
-const parseError = (detail: string) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${detail}`);
+const parseError = (detail: string) =>
+  new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${detail}`);
+
+/** `application/json` and `application/*+json`, with or without parameters. */
+const JSON_TYPE = /^application\/([^;\s]+\+)?json(;|$)/;
 
 /**
  * The API speaks JSON only: any other content type is a 415. An empty body is no body (DRF treats
@@ -11,7 +15,7 @@ const parseError = (detail: string) => new ApiError(400, 'invalid_request', 'par
  */
 export function installJsonOnly(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([^;\s]+\+)?json(;|$)/, { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {

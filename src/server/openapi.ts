@@ -30,8 +30,10 @@ export function installRouteContract(app: FastifyInstance): void {
     const required = route.config.scope;
     if (!required) throw new Error(`Route ${[route.method].flat().join(',')} ${route.url} declares no scope`);
     if ('kind' in required && required.kind === 'public') return;
-    const schema = (route.schema ??= {}) as Record<string, unknown>;
-    const response = (schema.response ??= {}) as Record<number, unknown>;
+    route.schema ??= {};
+    const schema = route.schema as Record<string, unknown>;
+    schema.response ??= {};
+    const response = schema.response as Record<number, unknown>;
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       response[Number(status)] ??= { ...ErrorBody, description };
     }
@@ -65,7 +67,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       config: { scope: PUBLIC },
       schema: {
         hide: true,
-        querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('yaml')])) }),
+        querystring: Type.Object({
+          format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('yaml')])),
+        }),
       },
     },
     async (request, reply) => {

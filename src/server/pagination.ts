@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
+import { Nullable } from '../api/schemas/common.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 /** Larger `limit` values are clamped, and the `next` link carries the clamped value. */
@@ -18,8 +19,8 @@ export const PageQuery = Type.Object({
 export const Paginated = <T extends TSchema>(item: T) =>
   Type.Object({
     count: Type.Integer(),
-    next: Type.Union([Type.String(), Type.Null()]),
-    previous: Type.Union([Type.String(), Type.Null()]),
+    next: Nullable(Type.String()),
+    previous: Nullable(Type.String()),
     results: Type.Array(item),
   });
 

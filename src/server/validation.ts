@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { ApiError, notFound, validationError } from '../domain/errors.js';
+import { type ApiError, notFound, validationError } from '../domain/errors.js';
 
 /**
  * Bodies are validated strictly (a JSON string is never a number); query strings and path params

@@ -28,7 +28,12 @@ export interface Harness {
   key: string;
   request(method: string, url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
   /** A new user, optionally a member of an organization, with a key of the given scopes. */
-  user(options?: { email?: string; organizationId?: string; level?: number; key?: Partial<KeyInput> }): Promise<{
+  user(options?: {
+    email?: string;
+    organizationId?: string;
+    level?: number;
+    key?: Partial<KeyInput>;
+  }): Promise<{
     user: UserRecord;
     key: string;
   }>;
@@ -61,7 +66,10 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-export async function startHarness(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  options: { now?: () => Date } = {},
+): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'burrow-test-'));
   const schema = env.DATABASE_SCHEMA ?? (await freshSchema());
   const config = loadConfig({
@@ -107,7 +115,10 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     key: boot.personal_api_key,
     request(method, url, opts = {}) {
       const key = opts.key === undefined ? boot.personal_api_key : opts.key;
-      const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...opts.headers };
+      const headers: Record<string, string> = {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...opts.headers,
+      };
       return app.inject({
         method: method as 'GET',
         url,
@@ -131,7 +142,12 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
     },
     async owner(name = 'Other org') {
       const user = await newUser(`owner${counter++}-${Date.now()}@example.com`);
-      const { organization, team } = await createOrganizationFor(stores.meta.db, user.id, name, now().toISOString());
+      const { organization, team } = await createOrganizationFor(
+        stores.meta.db,
+        user.id,
+        name,
+        now().toISOString(),
+      );
       return { user, key: await mint(user), organizationId: organization.id, projectId: team.id };
     },
     async close() {

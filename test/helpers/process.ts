@@ -45,7 +45,10 @@ export function runTs(entry: string, args: string[], env: Record<string, string 
       const seen = lines.find((l) => pattern.test(l));
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}:\n${lines.join('\n')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${pattern}:\n${lines.join('\n')}`)),
+          timeoutMs,
+        );
         waiters.push({
           pattern,
           resolve: (line) => {

@@ -1,4 +1,16 @@
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
+
+/**
+ * `T | null` as a JSON-schema type list rather than `anyOf`: fast-json-stringify serialises
+ * `anyOf` by running a validator per value, which dominated the cost of list responses.
+ */
+export const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<Static<T> | null>({
+    ...schema,
+    ...options,
+    type: [(schema as unknown as { type: string }).type, 'null'],
+  });
+
 import type { UserRecord } from '../../store/meta/users.js';
 
 export const ErrorBody = Type.Object(
@@ -6,13 +18,13 @@ export const ErrorBody = Type.Object(
     type: Type.String(),
     code: Type.String(),
     detail: Type.String(),
-    attr: Type.Union([Type.String(), Type.Null()]),
+    attr: Nullable(Type.String()),
   },
   { $id: 'Error', description: "PostHog's error body" },
 );
 
 export const DateTime = Type.String({ format: 'date-time' });
-export const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+export const NullableDateTime = Nullable(DateTime);
 export const Uuid = Type.String({ format: 'uuid' });
 
 /** The user object embedded as created_by, last_modified_by and user. */
@@ -24,8 +36,8 @@ export const UserBasic = Type.Object({
   last_name: Type.String(),
   email: Type.String(),
   is_email_verified: Type.Boolean(),
-  hedgehog_config: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-  role_at_organization: Type.Union([Type.String(), Type.Null()]),
+  hedgehog_config: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  role_at_organization: Nullable(Type.String()),
 });
 
 export function toUserBasic(user: UserRecord) {

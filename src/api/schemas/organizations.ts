@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { OrganizationRecord } from '../../store/meta/organizations.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
-import { DateTime, Uuid } from './common.js';
+import { DateTime, Nullable, Uuid } from './common.js';
 import { TeamBasic, toTeam } from './teams.js';
 
 export const Organization = Type.Object({
@@ -11,7 +11,7 @@ export const Organization = Type.Object({
   logo_media_id: Type.Null(),
   created_at: DateTime,
   updated_at: DateTime,
-  membership_level: Type.Union([Type.Integer(), Type.Null()]),
+  membership_level: Nullable(Type.Integer()),
   teams: Type.Array(TeamBasic),
   projects: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), organization_id: Uuid })),
   available_product_features: Type.Array(Type.Unknown()),
@@ -19,7 +19,7 @@ export const Organization = Type.Object({
   members_can_use_personal_api_keys: Type.Boolean(),
   metadata: Type.Record(Type.String(), Type.Unknown()),
   customer_id: Type.Null(),
-  enforce_2fa: Type.Union([Type.Boolean(), Type.Null()]),
+  enforce_2fa: Nullable(Type.Boolean()),
 });
 
 export const OrganizationInput = Type.Object(

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { TeamRecord } from '../../store/meta/teams.js';
-import { DateTime, Uuid } from './common.js';
+import { DateTime, Nullable, Uuid } from './common.js';
 
 export const Team = Type.Object({
   id: Type.Integer(),
@@ -12,7 +12,7 @@ export const Team = Type.Object({
   created_at: DateTime,
   updated_at: DateTime,
   timezone: Type.String(),
-  week_start_day: Type.Union([Type.Integer(), Type.Null()]),
+  week_start_day: Nullable(Type.Integer()),
   is_demo: Type.Boolean(),
   anonymize_ips: Type.Boolean(),
   session_recording_opt_in: Type.Boolean(),
@@ -26,7 +26,7 @@ export const TeamInput = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 200 })),
     timezone: Type.Optional(Type.String()),
-    week_start_day: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    week_start_day: Type.Optional(Nullable(Type.Integer())),
     session_recording_opt_in: Type.Optional(Type.Boolean()),
     anonymize_ips: Type.Optional(Type.Boolean()),
     test_account_filters: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),

@@ -46,7 +46,9 @@ const DEFAULT_SETTINGS = { output_format_json_quote_64bit_integers: 0 } as const
 
 function wrap(client: ClickHouseClient, backend: EventsBackend, database: string): EventsStore {
   const clickhouseSettings = (o?: QueryOptions) =>
-    ({ ...DEFAULT_SETTINGS, ...o?.settings }) as Parameters<ClickHouseClient['query']>[0]['clickhouse_settings'];
+    ({ ...DEFAULT_SETTINGS, ...o?.settings }) as Parameters<
+      ClickHouseClient['query']
+    >[0]['clickhouse_settings'];
   return {
     backend,
     database,

@@ -27,7 +27,11 @@ class InCodeMigrations implements MigrationProvider {
  * On PostgreSQL the ledger's schema is named explicitly: Kysely looks for its tables across every
  * schema, so another Burrow schema in the same database would otherwise look like ours.
  */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: DialectName, schema?: string): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  dialect: DialectName,
+  schema?: string,
+): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: new InCodeMigrations(dialect),

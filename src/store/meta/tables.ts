@@ -4,7 +4,8 @@ import type { ColumnType, Generated } from 'kysely';
  * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and
  * PostgreSQL (booleans, JSON, timestamps) are typed loosely here and normalised by `codec.ts`.
  */
-type Bool = ColumnType<boolean | number, boolean, boolean>;
+// Every boolean column has a default, so inserts may omit it.
+type Bool = ColumnType<boolean | number, boolean | undefined, boolean>;
 type Json = ColumnType<unknown, string, string>;
 type Timestamp = ColumnType<Date | string, string, string>;
 type NullableTimestamp = ColumnType<Date | string | null, string | null, string | null>;

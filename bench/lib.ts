@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Runs autocannon in its own process so that the load generator does not share our event loop. */
+export function autocannon(
+  url: string,
+  options: { connections: number; seconds: number; headers?: Record<string, string> },
+) {
+  const bin = require.resolve('autocannon/autocannon.js');
+  const args = [bin, '-j', '-c', String(options.connections), '-d', String(options.seconds)];
+  for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  return new Promise<LoadResult>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
+      const r = JSON.parse(out);
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors,
+        non2xx: r.non2xx,
+      });
+    });
+  });
+}
+
+export function table(rows: Array<Record<string, string | number>>): string {
+  const cols = Object.keys(rows[0] ?? {});
+  const fmt = (v: string | number) =>
+    typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(2)) : v;
+  const lines = [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`];
+  for (const row of rows) lines.push(`| ${cols.map((c) => fmt(row[c] ?? '')).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
