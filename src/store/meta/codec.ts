@@ -17,8 +17,12 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** SQLite hands back the ISO text we wrote, which is already canonical; only reparse otherwise. */
 export function iso(value: Date | string): string {
-  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+  if (value instanceof Date) return value.toISOString();
+  return CANONICAL_ISO.test(value) ? value : new Date(value).toISOString();
 }
 
 export function isoOrNull(value: Date | string | null | undefined): string | null {

@@ -5,8 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DialectName } from './codec.js';
 import { migrateToLatest } from './migrate.js';
-import { SqliteValuesPlugin } from './sqlite-values.js';
-import { withStatementCache } from './statement-cache.js';
+import { sqliteForKysely } from './sqlite-driver.js';
 import type { MetaTables } from './tables.js';
 
 export type MetaDb = Kysely<MetaTables>;
@@ -50,8 +49,7 @@ function openSqlite(dataDir: string): MetaDb {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   return new Kysely<MetaTables>({
-    dialect: new SqliteDialect({ database: withStatementCache(database) }),
-    plugins: [new SqliteValuesPlugin()],
+    dialect: new SqliteDialect({ database: sqliteForKysely(database) }),
   });
 }
 

@@ -1,5 +1,6 @@
 import { iso } from './codec.js';
 import type { MetaDb } from './db.js';
+import { prepared } from './prepared.js';
 
 export interface MembershipRecord {
   id: string;
@@ -10,17 +11,22 @@ export interface MembershipRecord {
   updatedAt: string;
 }
 
+const byOrganizationAndUser = prepared(
+  (db: MetaDb, organizationId: string, userId: number) =>
+    db
+      .selectFrom('organization_memberships')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId),
+  2,
+);
+
 export async function findMembership(
   db: MetaDb,
   organizationId: string,
   userId: number,
 ): Promise<MembershipRecord | undefined> {
-  const row = await db
-    .selectFrom('organization_memberships')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+  const [row] = await byOrganizationAndUser(db, organizationId, userId);
   return (
     row && {
       id: row.id,

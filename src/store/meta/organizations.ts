@@ -1,5 +1,6 @@
 import { bool, iso } from './codec.js';
 import type { MetaDb } from './db.js';
+import { prepared } from './prepared.js';
 
 export interface OrganizationRecord {
   id: string;
@@ -47,8 +48,13 @@ const COLUMNS = [
   'organizations.is_member_join_email_enabled',
 ] as const;
 
+const byId = prepared(
+  (db: MetaDb, id: string) => db.selectFrom('organizations').select(COLUMNS).where('id', '=', id),
+  1,
+);
+
 export async function findOrganization(db: MetaDb, id: string): Promise<OrganizationRecord | undefined> {
-  const row = await db.selectFrom('organizations').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  const [row] = await byId(db, id);
   return row && toRecord(row);
 }
 
@@ -124,4 +130,21 @@ export async function listUserOrganizations(
     count: Number(countRow.n),
     results: rows.map((row) => ({ ...toRecord(row), membershipLevel: row.level })),
   };
+}
+
+const allOfUser = prepared(
+  (db: MetaDb, userId: number) =>
+    db
+      .selectFrom('organizations')
+      .innerJoin('organization_memberships as m', 'm.organization_id', 'organizations.id')
+      .where('m.user_id', '=', userId)
+      .select([...COLUMNS, 'm.level'])
+      .orderBy('m.joined_at')
+      .orderBy('organizations.id'),
+  1,
+);
+
+/** Every organization the user belongs to, with their level, oldest membership first. */
+export async function allUserOrganizations(db: MetaDb, userId: number): Promise<OrganizationWithLevel[]> {
+  return (await allOfUser(db, userId)).map((row) => ({ ...toRecord(row), membershipLevel: row.level }));
 }

@@ -1,5 +1,6 @@
 import { iso, isoOrNull, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
+import { prepared } from './prepared.js';
 
 export interface PersonalApiKeyRecord {
   id: string;
@@ -45,15 +46,17 @@ function toRecord(row: Row): PersonalApiKeyRecord {
   };
 }
 
+const bySecureValue = prepared(
+  (db: MetaDb, secureValue: string) =>
+    db.selectFrom('personal_api_keys').selectAll().where('secure_value', '=', secureValue),
+  1,
+);
+
 export async function findKeyBySecureValue(
   db: MetaDb,
   secureValue: string,
 ): Promise<PersonalApiKeyRecord | undefined> {
-  const row = await db
-    .selectFrom('personal_api_keys')
-    .selectAll()
-    .where('secure_value', '=', secureValue)
-    .executeTakeFirst();
+  const [row] = await bySecureValue(db, secureValue);
   return row && toRecord(row);
 }
 
@@ -71,15 +74,19 @@ export async function findUserKey(
   return row && toRecord(row);
 }
 
+const byUser = prepared(
+  (db: MetaDb, userId: number) =>
+    db
+      .selectFrom('personal_api_keys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc'),
+  1,
+);
+
 export async function listUserKeys(db: MetaDb, userId: number): Promise<PersonalApiKeyRecord[]> {
-  const rows = await db
-    .selectFrom('personal_api_keys')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .execute();
-  return rows.map(toRecord);
+  return (await byUser(db, userId)).map(toRecord);
 }
 
 export async function countUserKeys(db: MetaDb, userId: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { bool, iso, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
+import { prepared } from './prepared.js';
 
 export interface TeamRecord {
   id: number;
@@ -68,8 +69,10 @@ function toRecord(row: Row): TeamRecord {
   };
 }
 
+const byId = prepared((db: MetaDb, id: number) => db.selectFrom('teams').selectAll().where('id', '=', id), 1);
+
 export async function findTeam(db: MetaDb, id: number): Promise<TeamRecord | undefined> {
-  const row = await db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await byId(db, id);
   return row && toRecord(row);
 }
 

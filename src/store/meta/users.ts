@@ -1,5 +1,6 @@
 import { bool, iso, isoOrNull } from './codec.js';
 import type { MetaDb } from './db.js';
+import { prepared } from './prepared.js';
 
 export interface UserRecord {
   id: number;
@@ -53,8 +54,10 @@ function toRecord(row: Row): UserRecord {
   };
 }
 
+const byId = prepared((db: MetaDb, id: number) => db.selectFrom('users').selectAll().where('id', '=', id), 1);
+
 export async function findUser(db: MetaDb, id: number): Promise<UserRecord | undefined> {
-  const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await byId(db, id);
   return row && toRecord(row);
 }
 

@@ -105,8 +105,8 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('scoped_organizations', sql.raw(t.json))
     .execute();
   await db.schema
-    .createIndex('personal_api_keys_user_id')
+    .createIndex('personal_api_keys_user_created')
     .on('personal_api_keys')
-    .column('user_id')
+    .columns(['user_id', 'created_at', 'id'])
     .execute();
 }
