@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DialectName } from './codec.js';
 import { migrateToLatest } from './migrate.js';
-import { sqliteForKysely } from './sqlite-driver.js';
+import { BurrowSqliteDialect } from './sqlite-driver.js';
 import type { MetaTables } from './tables.js';
 
 export type MetaDb = Kysely<MetaTables>;
@@ -49,7 +49,7 @@ function openSqlite(dataDir: string): MetaDb {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   return new Kysely<MetaTables>({
-    dialect: new SqliteDialect({ database: sqliteForKysely(database) }),
+    dialect: new BurrowSqliteDialect(database),
   });
 }
 
