@@ -68,7 +68,8 @@ export function installAuth(app: FastifyInstance, deps: Deps, authenticator: Aut
   app.decorateRequest('access', null);
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
-    const required = request.routeOptions.config.scope;
+    const { config } = request.routeOptions;
+    const required = config.scope;
     if (!required) {
       if (request.routeOptions.url?.startsWith('/api/')) throw permissionDenied();
       return;

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../domain/errors.js';
 
@@ -24,7 +24,13 @@ export function installJsonOnly(app: FastifyInstance): void {
       done(parseError((error as Error).message), undefined);
     }
   });
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  // Only routes that take a body pay for this hook.
+  const emptyBodyIsObject = (request: FastifyRequest, _reply: unknown, done: () => void) => {
+    if (request.body === undefined) request.body = {};
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.schema?.body) return;
+    route.preValidation = [emptyBodyIsObject, ...[route.preValidation ?? []].flat()];
   });
 }
