@@ -1,12 +1,14 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { type ColumnTypes, columnTypes, type DialectName } from './codec.js';
 import * as m0001 from './migrations/0001_init.js';
+import * as m0002 from './migrations/0002_persons.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
 /** Ordered by name; a migration is never edited once released, only followed by a new one. */
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001_init': m0001,
+  '0002_persons': m0002,
 };
 
 class InCodeMigrations implements MigrationProvider {

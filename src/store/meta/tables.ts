@@ -76,7 +76,42 @@ export interface PersonalApiKeysTable {
   scoped_organizations: Json;
 }
 
+export interface PersonsTable {
+  id: string;
+  team_id: number;
+  properties: Json;
+  is_identified: Bool;
+  version: number;
+  created_at: Timestamp;
+}
+
+export interface PersonDistinctIdsTable {
+  team_id: number;
+  distinct_id: string;
+  person_id: string;
+  version: number;
+}
+
+export interface GroupTypeMappingsTable {
+  team_id: number;
+  group_type: string;
+  group_type_index: number;
+}
+
+export interface GroupsTable {
+  team_id: number;
+  group_type_index: number;
+  group_key: string;
+  properties: Json;
+  version: number;
+  created_at: Timestamp;
+}
+
 export interface MetaTables {
+  persons: PersonsTable;
+  person_distinct_ids: PersonDistinctIdsTable;
+  group_type_mappings: GroupTypeMappingsTable;
+  groups: GroupsTable;
   organizations: OrganizationsTable;
   teams: TeamsTable;
   users: UsersTable;

@@ -1,0 +1,168 @@
+import type { MetaDb } from '../../store/meta/db.js';
+import {
+  type DistinctIdRecord,
+  deletePerson,
+  ensureGroupTypeIndex,
+  findGroup,
+  findPersonByDistinctId,
+  type GroupRecord,
+  insertDistinctId,
+  insertPerson,
+  moveDistinctIds,
+  type PersonRecord,
+  saveGroup,
+  updatePerson,
+} from '../../store/meta/persons.js';
+import { newUuid } from '../ids.js';
+import { applyPersonUpdates, mergeProperties } from './person-updates.js';
+
+/** What one batch changed about persons and groups, to be mirrored into the events store. */
+export interface PersonChanges {
+  persons: Map<string, PersonRecord & { isDeleted: boolean }>;
+  distinctIds: Array<DistinctIdRecord & { teamId: number; isDeleted: boolean }>;
+  groups: Map<string, GroupRecord>;
+}
+
+export const emptyChanges = (): PersonChanges => ({ persons: new Map(), distinctIds: [], groups: new Map() });
+
+export interface EventForPersons {
+  event: string;
+  distinctId: string;
+  properties: Record<string, unknown>;
+  timestamp: string;
+}
+
+export interface PersonEnrichment {
+  personId: string;
+  personProperties: Record<string, unknown>;
+  personCreatedAt: string;
+  groups: [string, string, string, string, string];
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/**
+ * Person and group processing for one team inside one metadata transaction, event by event in
+ * order: identify/alias/merge, property updates, group identify, and the person and group
+ * columns each event carries as of its ingestion.
+ */
+export function createPersonProcessor(db: MetaDb, teamId: number, changes: PersonChanges) {
+  const touch = (person: PersonRecord, isDeleted = false) =>
+    changes.persons.set(person.id, { ...person, isDeleted });
+
+  async function create(distinctIds: string[], timestamp: string): Promise<PersonRecord> {
+    const person: PersonRecord = {
+      id: newUuid(),
+      teamId,
+      properties: {},
+      isIdentified: false,
+      version: 0,
+      createdAt: timestamp,
+    };
+    await insertPerson(db, person);
+    for (const distinctId of distinctIds) {
+      const record = { distinctId, personId: person.id, version: 0 };
+      await insertDistinctId(db, teamId, record);
+      changes.distinctIds.push({ ...record, teamId, isDeleted: false });
+    }
+    touch(person);
+    return person;
+  }
+
+  async function addDistinctId(person: PersonRecord, distinctId: string): Promise<void> {
+    const record = { distinctId, personId: person.id, version: 0 };
+    await insertDistinctId(db, teamId, record);
+    changes.distinctIds.push({ ...record, teamId, isDeleted: false });
+  }
+
+  /** Makes `primaryId` and `otherId` one person; `force` also merges two identified persons. */
+  async function merge(primaryId: string, otherId: string, timestamp: string, force: boolean): Promise<void> {
+    if (primaryId === otherId) return;
+    const primary = await findPersonByDistinctId(db, teamId, primaryId);
+    const other = await findPersonByDistinctId(db, teamId, otherId);
+    if (!primary && !other) {
+      await create([primaryId, otherId], timestamp);
+    } else if (primary && !other) {
+      await addDistinctId(primary, otherId);
+    } else if (!primary && other) {
+      await addDistinctId(other, primaryId);
+    } else if (primary && other && primary.id !== other.id) {
+      if (other.isIdentified && !force) return;
+      primary.properties = mergeProperties(primary.properties, other.properties);
+      primary.createdAt = primary.createdAt < other.createdAt ? primary.createdAt : other.createdAt;
+      primary.version += 1;
+      await updatePerson(db, primary);
+      for (const moved of await moveDistinctIds(db, teamId, other.id, primary.id)) {
+        changes.distinctIds.push({ ...moved, teamId, isDeleted: false });
+      }
+      await deletePerson(db, other.id);
+      touch(primary);
+      touch({ ...other, version: other.version + 1 }, true);
+    }
+  }
+
+  async function groupColumns(properties: Record<string, unknown>): Promise<PersonEnrichment['groups']> {
+    const columns: PersonEnrichment['groups'] = ['', '', '', '', ''];
+    const groups = properties.$groups;
+    if (!groups || typeof groups !== 'object') return columns;
+    for (const [type, key] of Object.entries(groups)) {
+      const index = await ensureGroupTypeIndex(db, teamId, type);
+      if (index !== undefined && (typeof key === 'string' || typeof key === 'number'))
+        columns[index] = String(key);
+    }
+    return columns;
+  }
+
+  async function groupIdentify(properties: Record<string, unknown>, timestamp: string): Promise<void> {
+    const type = properties.$group_type;
+    const key = properties.$group_key;
+    if (!isString(type) || (typeof key !== 'string' && typeof key !== 'number')) return;
+    const index = await ensureGroupTypeIndex(db, teamId, type);
+    if (index === undefined) return;
+    const existing = await findGroup(db, teamId, index, String(key));
+    const group: GroupRecord = existing ?? {
+      teamId,
+      groupTypeIndex: index,
+      groupKey: String(key),
+      properties: {},
+      version: 0,
+      createdAt: timestamp,
+    };
+    const set = properties.$group_set;
+    if (set && typeof set === 'object') Object.assign(group.properties, set);
+    group.version += existing ? 1 : 0;
+    await saveGroup(db, group, !existing);
+    changes.groups.set(`${index}:${group.groupKey}`, group);
+  }
+
+  return async function process(e: EventForPersons): Promise<PersonEnrichment> {
+    const p = e.properties;
+    if (e.event === '$identify' && isString(p.$anon_distinct_id)) {
+      await merge(e.distinctId, p.$anon_distinct_id, e.timestamp, false);
+    } else if (e.event === '$create_alias' && isString(p.alias)) {
+      await merge(e.distinctId, p.alias, e.timestamp, false);
+    } else if (e.event === '$merge_dangerously' && isString(p.alias)) {
+      await merge(e.distinctId, p.alias, e.timestamp, true);
+    } else if (e.event === '$groupidentify') {
+      await groupIdentify(p, e.timestamp);
+    }
+    let person = await findPersonByDistinctId(db, teamId, e.distinctId);
+    person ??= await create([e.distinctId], e.timestamp);
+    let changed = applyPersonUpdates(person.properties, p);
+    if (e.event === '$identify' && !person.isIdentified) {
+      person.isIdentified = true;
+      changed = true;
+    }
+    if (changed) {
+      person.version += 1;
+      await updatePerson(db, person);
+      touch(person);
+    }
+    return {
+      personId: person.id,
+      personProperties: { ...person.properties },
+      personCreatedAt: person.createdAt,
+      groups: await groupColumns(p),
+    };
+  };
+}

@@ -1,0 +1,70 @@
+import type { EventsStore } from '../../store/events/store.js';
+import type { MetaDb } from '../../store/meta/db.js';
+import type { TeamRecord } from '../../store/meta/teams.js';
+import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
+import { createPersonProcessor, emptyChanges } from './persons.js';
+import { type CaptureEvent, eventRow, rowsIn, type WriteSet, writeSet } from './rows.js';
+
+export interface IngestDeps {
+  meta: MetaDb;
+  events: EventsStore;
+  now: () => Date;
+}
+
+const TABLES = ['person', 'person_distinct_id2', 'groups', 'events'] as const;
+
+/** One insert per table for everything gathered; persons first so events never precede them. */
+function createWriter(events: EventsStore) {
+  return async (sets: WriteSet[]) => {
+    for (const table of TABLES) {
+      const rows = sets.flatMap((s) => s[table] as object[]);
+      if (rows.length > 0) await events.insert(table, rows);
+    }
+  };
+}
+
+function isConflict(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === '40001' || /UNIQUE constraint/.test(e?.message ?? '');
+}
+
+/**
+ * Capture's write path: person processing in one metadata transaction per request (events of a
+ * request in order), then the rows join a group commit; the promise settles once they are
+ * written. Two requests creating the same new distinct id at once (PostgreSQL) conflict; the
+ * loser reprocesses its request.
+ */
+export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptions) {
+  const commit = createGroupCommit(createWriter(deps.events), rowsIn, options);
+
+  async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
+    for (let attempt = 1; ; attempt++) {
+      const changes = emptyChanges();
+      const now = deps.now().toISOString();
+      try {
+        const rows = await deps.meta.transaction().execute(async (trx) => {
+          const person = createPersonProcessor(trx, team.id, changes);
+          const out = [];
+          for (const e of events) out.push(eventRow(team.id, e, await person(e), now));
+          return out;
+        });
+        return writeSet(rows, changes);
+      } catch (error) {
+        if (attempt >= 3 || !isConflict(error)) throw error;
+      }
+    }
+  }
+
+  return {
+    async ingest(team: TeamRecord, events: CaptureEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      // Refuse before doing person work that could not be written anyway.
+      if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
+      await commit.add(await process(team, events));
+    },
+    pendingRows: commit.pendingRows,
+    close: commit.close,
+  };
+}
+
+export type IngestPipeline = ReturnType<typeof createIngestPipeline>;

@@ -1,0 +1,201 @@
+import { bool, iso, json, toJson } from './codec.js';
+import type { MetaDb } from './db.js';
+
+export interface PersonRecord {
+  id: string;
+  teamId: number;
+  properties: Record<string, unknown>;
+  isIdentified: boolean;
+  version: number;
+  createdAt: string;
+}
+
+type Row = {
+  id: string;
+  team_id: number;
+  properties: unknown;
+  is_identified: boolean | number;
+  version: number;
+  created_at: Date | string;
+};
+
+const toRecord = (row: Row): PersonRecord => ({
+  id: row.id,
+  teamId: row.team_id,
+  properties: json<Record<string, unknown>>(row.properties) ?? {},
+  isIdentified: bool(row.is_identified),
+  version: row.version,
+  createdAt: iso(row.created_at),
+});
+
+export async function findPersonByDistinctId(
+  db: MetaDb,
+  teamId: number,
+  distinctId: string,
+): Promise<PersonRecord | undefined> {
+  const row = await db
+    .selectFrom('person_distinct_ids as d')
+    .innerJoin('persons as p', 'p.id', 'd.person_id')
+    .selectAll('p')
+    .where('d.team_id', '=', teamId)
+    .where('d.distinct_id', '=', distinctId)
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function insertPerson(db: MetaDb, person: PersonRecord): Promise<void> {
+  await db
+    .insertInto('persons')
+    .values({
+      id: person.id,
+      team_id: person.teamId,
+      properties: toJson(person.properties),
+      is_identified: person.isIdentified,
+      version: person.version,
+      created_at: person.createdAt,
+    })
+    .execute();
+}
+
+export async function updatePerson(db: MetaDb, person: PersonRecord): Promise<void> {
+  await db
+    .updateTable('persons')
+    .set({
+      properties: toJson(person.properties),
+      is_identified: person.isIdentified,
+      version: person.version,
+      created_at: person.createdAt,
+    })
+    .where('id', '=', person.id)
+    .execute();
+}
+
+export async function deletePerson(db: MetaDb, id: string): Promise<void> {
+  await db.deleteFrom('persons').where('id', '=', id).execute();
+}
+
+export interface DistinctIdRecord {
+  distinctId: string;
+  personId: string;
+  version: number;
+}
+
+export async function insertDistinctId(db: MetaDb, teamId: number, d: DistinctIdRecord): Promise<void> {
+  await db
+    .insertInto('person_distinct_ids')
+    .values({ team_id: teamId, distinct_id: d.distinctId, person_id: d.personId, version: d.version })
+    .execute();
+}
+
+/** Points every distinct id of `from` at `to`, bumping versions; returns the moved ids. */
+export async function moveDistinctIds(
+  db: MetaDb,
+  teamId: number,
+  from: string,
+  to: string,
+): Promise<DistinctIdRecord[]> {
+  const rows = await db
+    .selectFrom('person_distinct_ids')
+    .select(['distinct_id', 'version'])
+    .where('team_id', '=', teamId)
+    .where('person_id', '=', from)
+    .execute();
+  await db
+    .updateTable('person_distinct_ids')
+    .set((eb) => ({ person_id: to, version: eb('version', '+', 1) }))
+    .where('team_id', '=', teamId)
+    .where('person_id', '=', from)
+    .execute();
+  return rows.map((r) => ({ distinctId: r.distinct_id, personId: to, version: r.version + 1 }));
+}
+
+export async function groupTypeIndex(
+  db: MetaDb,
+  teamId: number,
+  groupType: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('group_type_mappings')
+    .select('group_type_index')
+    .where('team_id', '=', teamId)
+    .where('group_type', '=', groupType)
+    .executeTakeFirst();
+  return row?.group_type_index;
+}
+
+/** Maps a group type to one of the five group slots; undefined when all five are taken. */
+export async function ensureGroupTypeIndex(
+  db: MetaDb,
+  teamId: number,
+  groupType: string,
+): Promise<number | undefined> {
+  const known = await groupTypeIndex(db, teamId, groupType);
+  if (known !== undefined) return known;
+  const used = await db
+    .selectFrom('group_type_mappings')
+    .select('group_type_index')
+    .where('team_id', '=', teamId)
+    .execute();
+  const taken = new Set(used.map((r) => r.group_type_index));
+  const free = [0, 1, 2, 3, 4].find((i) => !taken.has(i));
+  if (free === undefined) return undefined;
+  await db
+    .insertInto('group_type_mappings')
+    .values({ team_id: teamId, group_type: groupType, group_type_index: free })
+    .execute();
+  return free;
+}
+
+export interface GroupRecord {
+  teamId: number;
+  groupTypeIndex: number;
+  groupKey: string;
+  properties: Record<string, unknown>;
+  version: number;
+  createdAt: string;
+}
+
+export async function findGroup(
+  db: MetaDb,
+  teamId: number,
+  index: number,
+  key: string,
+): Promise<GroupRecord | undefined> {
+  const row = await db
+    .selectFrom('groups')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('group_type_index', '=', index)
+    .where('group_key', '=', key)
+    .executeTakeFirst();
+  return (
+    row && {
+      teamId: row.team_id,
+      groupTypeIndex: row.group_type_index,
+      groupKey: row.group_key,
+      properties: json<Record<string, unknown>>(row.properties) ?? {},
+      version: row.version,
+      createdAt: iso(row.created_at),
+    }
+  );
+}
+
+export async function saveGroup(db: MetaDb, group: GroupRecord, isNew: boolean): Promise<void> {
+  const values = {
+    team_id: group.teamId,
+    group_type_index: group.groupTypeIndex,
+    group_key: group.groupKey,
+    properties: toJson(group.properties),
+    version: group.version,
+    created_at: group.createdAt,
+  };
+  if (isNew) await db.insertInto('groups').values(values).execute();
+  else
+    await db
+      .updateTable('groups')
+      .set({ properties: values.properties, version: values.version })
+      .where('team_id', '=', group.teamId)
+      .where('group_type_index', '=', group.groupTypeIndex)
+      .where('group_key', '=', group.groupKey)
+      .execute();
+}
