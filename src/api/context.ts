@@ -10,4 +10,4 @@ export interface ApiOptions {
   probes: Record<string, () => Promise<unknown>>;
 }
 
-export type ApiPlugin = FastifyPluginAsyncTypebox<ApiOptions>;
+export type ApiPlugin<Extra = object> = FastifyPluginAsyncTypebox<ApiOptions & Extra>;

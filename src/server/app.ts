@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiOptions } from '../api/context.js';
+import { captureRoutes } from '../api/capture.js';
 import { healthRoutes } from '../api/health.js';
 import { organizationRoutes } from '../api/organizations.js';
 import { personalApiKeyRoutes } from '../api/personal-api-keys.js';
@@ -10,6 +11,8 @@ import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/authenticate.js';
 import type { Deps } from '../domain/deps.js';
+import { createIngestPipeline } from '../domain/ingest/pipeline.js';
+import { createTeamResolver } from '../domain/ingest/teams.js';
 import type { EventsStore } from '../store/events/store.js';
 import type { MetaStore } from '../store/meta/db.js';
 import { type Bus, memoryBus } from '../store/shared/bus.js';
@@ -76,5 +79,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   for (const plugin of [healthRoutes, userRoutes, organizationRoutes, projectRoutes, personalApiKeyRoutes]) {
     await app.register(plugin, api);
   }
+
+  const pipeline = createIngestPipeline(deps, {
+    maxRows: config.ingestBatchRows,
+    maxDelayMs: config.ingestBatchDelayMs,
+    maxPendingRows: config.ingestMaxPendingRows,
+  });
+  // Runs after in-flight requests finished: whatever they queued is written before stores close.
+  app.addHook('onClose', async () => pipeline.close());
+  await app.register(captureRoutes, { ...api, pipeline, resolveTeam: createTeamResolver(deps.meta, 60_000) });
   return app;
 }

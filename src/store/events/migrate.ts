@@ -1,3 +1,7 @@
+import { eventsTable } from './migrations/0001_events.js';
+import { personsTables } from './migrations/0002_persons.js';
+import { sessionsTable } from './migrations/0003_sessions.js';
+import { sessionReplayTables } from './migrations/0004_session_replay.js';
 import type { EventsStore } from './store.js';
 
 /**
@@ -10,7 +14,12 @@ export interface EventsMigration {
   statements: (store: EventsStore) => string[];
 }
 
-export const EVENTS_MIGRATIONS: EventsMigration[] = [];
+export const EVENTS_MIGRATIONS: EventsMigration[] = [
+  eventsTable,
+  personsTables,
+  sessionsTable,
+  sessionReplayTables,
+];
 
 export async function migrateEvents(
   store: EventsStore,
