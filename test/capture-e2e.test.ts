@@ -21,12 +21,25 @@ describe(`capture with posthog-node (${backend})`, () => {
 
   it('stores captured, identified, aliased and grouped events with one person per user', async () => {
     const client = new PostHog(h.boot.project_api_key, { host: base, flushAt: 5, flushInterval: 0 });
-    client.capture({ distinctId: 'anon-42', event: 'page viewed', properties: { $current_url: 'https://x.test/a' } });
-    client.identify({ distinctId: 'user-42', properties: { email: 'u42@example.com', $anon_distinct_id: 'anon-42' } });
+    client.capture({
+      distinctId: 'anon-42',
+      event: 'page viewed',
+      properties: { $current_url: 'https://x.test/a' },
+    });
+    client.identify({
+      distinctId: 'user-42',
+      properties: { email: 'u42@example.com', $anon_distinct_id: 'anon-42' },
+    });
     client.alias({ distinctId: 'user-42', alias: 'alias-42' });
     client.groupIdentify({ groupType: 'company', groupKey: 'acme', properties: { size: 10 } });
-    client.capture({ distinctId: 'user-42', event: 'paid', groups: { company: 'acme' }, properties: { amount: 9 } });
-    for (let i = 0; i < 30; i++) client.capture({ distinctId: `bulk-${i % 3}`, event: 'bulk', properties: { i } });
+    client.capture({
+      distinctId: 'user-42',
+      event: 'paid',
+      groups: { company: 'acme' },
+      properties: { amount: 9 },
+    });
+    for (let i = 0; i < 30; i++)
+      client.capture({ distinctId: `bulk-${i % 3}`, event: 'bulk', properties: { i } });
     await client.shutdown();
 
     const counts = await rows<{ event: string; n: number }>(
@@ -41,7 +54,12 @@ describe(`capture with posthog-node (${backend})`, () => {
       bulk: 30,
     });
 
-    const paid = await rows<{ person_id: string; person_properties: string; $group_0: string; properties: string }>(
+    const paid = await rows<{
+      person_id: string;
+      person_properties: string;
+      $group_0: string;
+      properties: string;
+    }>(
       `SELECT person_id, person_properties, $group_0, properties FROM ${events()} WHERE team_id = {team:Int64} AND event = 'paid'`,
     );
     expect(paid[0]?.$group_0).toBe('acme');
@@ -65,7 +83,10 @@ describe(`capture with posthog-node (${backend})`, () => {
     const res = await fetch(`${base}/batch/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: 'phc_nope', batch: [{ event: 'x', distinct_id: 'd', properties: {} }] }),
+      body: JSON.stringify({
+        api_key: 'phc_nope',
+        batch: [{ event: 'x', distinct_id: 'd', properties: {} }],
+      }),
     });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ type: 'authentication_error', code: 'invalid_project_api_key' });
@@ -74,10 +95,16 @@ describe(`capture with posthog-node (${backend})`, () => {
   it('counts a retried event (same uuid) once', async () => {
     const body = JSON.stringify({
       api_key: h.boot.project_api_key,
-      batch: [{ event: 'retried', distinct_id: 'r1', uuid: '01890000-0000-7000-8000-000000000001', properties: {} }],
+      batch: [
+        { event: 'retried', distinct_id: 'r1', uuid: '01890000-0000-7000-8000-000000000001', properties: {} },
+      ],
     });
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(`${base}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       expect(res.status).toBe(200);
     }
     const [row] = await rows<{ n: number }>(
@@ -86,10 +113,70 @@ describe(`capture with posthog-node (${backend})`, () => {
     expect(row?.n).toBe(1);
   });
 
+  it('stores recordings sent to /s/ and summarises each session', async () => {
+    const t0 = Date.parse('2026-11-20T10:00:00.000Z');
+    const snapshot = (data: unknown[]) => ({
+      event: '$snapshot',
+      properties: {
+        distinct_id: 'rec-user',
+        $session_id: 'sess-1',
+        $window_id: 'win-1',
+        $snapshot_data: data,
+      },
+    });
+    const batch = [
+      snapshot([
+        { type: 4, timestamp: t0, data: { href: 'https://app.test/start' } },
+        { type: 2, timestamp: t0 + 10, data: {} },
+        { type: 3, timestamp: t0 + 1000, data: { source: 2, type: 2 } },
+        { type: 3, timestamp: t0 + 2000, data: { source: 5 } },
+      ]),
+      snapshot([
+        { type: 3, timestamp: t0 + 3000, data: { source: 2, type: 2 } },
+        { type: 6, timestamp: t0 + 3500, data: { plugin: 'rrweb/console@1', payload: { level: 'error' } } },
+      ]),
+    ];
+    const res = await fetch(`${base}/s/?compression=none`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(
+        batch.map((e) => ({ ...e, properties: { ...e.properties, token: h.boot.project_api_key } })),
+      ),
+    });
+    expect(res.status).toBe(200);
+    const [summary] = await rows<Record<string, unknown>>(
+      `SELECT session_id, any(distinct_id) AS distinct_id, sum(click_count) AS clicks, sum(keypress_count) AS keys,
+              sum(console_error_count) AS errors, sum(active_milliseconds) AS active, argMinMerge(first_url) AS first_url,
+              min(min_first_timestamp) AS start
+       FROM ${h.stores.events.table('session_replay_events')} WHERE team_id = {team:Int64} GROUP BY session_id`,
+    );
+    expect(summary).toMatchObject({
+      session_id: 'sess-1',
+      distinct_id: 'rec-user',
+      clicks: 2,
+      keys: 1,
+      errors: 1,
+      active: 1000, // per received batch: the gap between the two batches is not counted
+      first_url: 'https://app.test/start',
+      start: '2026-11-20 10:00:00.000000',
+    });
+    const snapshots = await rows<{ n: number }>(
+      `SELECT count() AS n FROM ${h.stores.events.table('session_replay_snapshots')} WHERE team_id = {team:Int64}`,
+    );
+    expect(snapshots[0]?.n).toBe(2);
+    const inEvents = await rows<{ n: number }>(
+      `SELECT count() AS n FROM ${events()} WHERE team_id = {team:Int64} AND event = '$snapshot'`,
+    );
+    expect(inEvents[0]?.n).toBe(0);
+  });
+
   it('serves posthog-js start-up config and CORS preflights', async () => {
     const config = await fetch(`${base}/array/${h.boot.project_api_key}/config`);
     expect(config.status).toBe(200);
-    expect(await config.json()).toMatchObject({ sessionRecording: false, supportedCompression: ['gzip', 'gzip-js'] });
+    expect(await config.json()).toMatchObject({
+      sessionRecording: false,
+      supportedCompression: ['gzip', 'gzip-js'],
+    });
     const flags = await fetch(`${base}/flags/?v=2`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'https://site.test' },
@@ -97,7 +184,11 @@ describe(`capture with posthog-node (${backend})`, () => {
     });
     expect(flags.status).toBe(200);
     expect(flags.headers.get('access-control-allow-origin')).toBe('https://site.test');
-    expect(await flags.json()).toMatchObject({ flags: {}, featureFlags: {}, errorsWhileComputingFlags: false });
+    expect(await flags.json()).toMatchObject({
+      flags: {},
+      featureFlags: {},
+      errorsWhileComputingFlags: false,
+    });
     const preflight = await fetch(`${base}/e/`, {
       method: 'OPTIONS',
       headers: { origin: 'https://site.test', 'access-control-request-method': 'POST' },

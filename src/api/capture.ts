@@ -69,7 +69,13 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
           sentAt: payload.sentAt,
           ip: team.anonymizeIps ? undefined : request.ip,
         });
-        return { uuid: e.uuid, event: e.event, distinctId: e.distinctId, properties: e.properties, timestamp: e.timestamp };
+        return {
+          uuid: e.uuid,
+          event: e.event,
+          distinctId: e.distinctId,
+          properties: e.properties,
+          timestamp: e.timestamp,
+        };
       });
       await pipeline.ingest(team, events);
       return reply.code(200).send({ status: 1 });
@@ -102,14 +108,25 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
     return resolveTeam(typeof token === 'string' ? token : undefined);
   };
   for (const path of ['/flags/', '/decide/']) {
-    app.post(path, { config: { scope: PUBLIC }, schema: { tags, summary: 'Feature flags and client config' } }, async (request) =>
-      flagsResponse(await teamFromBody(request), randomUUID()),
+    app.post(
+      path,
+      { config: { scope: PUBLIC }, schema: { tags, summary: 'Feature flags and client config' } },
+      async (request) => flagsResponse(await teamFromBody(request), randomUUID()),
     );
-    app.options(path, { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) => reply.code(204).send());
+    app.options(path, { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) =>
+      reply.code(204).send(),
+    );
   }
   app.get(
     '/array/:token/config',
-    { config: { scope: PUBLIC }, schema: { tags, summary: 'posthog-js remote config', params: Type.Object({ token: Type.String({ maxLength: 200 }) }) } },
+    {
+      config: { scope: PUBLIC },
+      schema: {
+        tags,
+        summary: 'posthog-js remote config',
+        params: Type.Object({ token: Type.String({ maxLength: 200 }) }),
+      },
+    },
     async (request) => remoteConfig(await resolveTeam((request.params as { token: string }).token)),
   );
 };

@@ -3,6 +3,7 @@ import type { MetaDb } from '../../store/meta/db.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { createPersonProcessor, emptyChanges } from './persons.js';
+import { isSnapshot, replayRows } from './replay.js';
 import { type CaptureEvent, eventRow, rowsIn, type WriteSet, writeSet } from './rows.js';
 
 export interface IngestDeps {
@@ -11,13 +12,21 @@ export interface IngestDeps {
   now: () => Date;
 }
 
-const TABLES = ['person', 'person_distinct_id2', 'groups', 'events'] as const;
+/** Table for each part of a write set, in write order: persons before the events that name them. */
+const TABLES: Array<[keyof WriteSet, string]> = [
+  ['person', 'person'],
+  ['person_distinct_id2', 'person_distinct_id2'],
+  ['groups', 'groups'],
+  ['events', 'events'],
+  ['snapshots', 'session_replay_snapshots'],
+  ['replay', 'session_replay_events_ingest'],
+];
 
-/** One insert per table for everything gathered; persons first so events never precede them. */
+/** One insert per table for everything gathered. */
 function createWriter(events: EventsStore) {
   return async (sets: WriteSet[]) => {
-    for (const table of TABLES) {
-      const rows = sets.flatMap((s) => s[table] as object[]);
+    for (const [part, table] of TABLES) {
+      const rows = sets.flatMap((s) => s[part] as object[]);
       if (rows.length > 0) await events.insert(table, rows);
     }
   };
@@ -42,13 +51,15 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       const changes = emptyChanges();
       const now = deps.now().toISOString();
       try {
+        // Recordings go to their own tables, not to events, and need no person work.
+        const recordings = events.filter(isSnapshot);
         const rows = await deps.meta.transaction().execute(async (trx) => {
           const person = createPersonProcessor(trx, team.id, changes);
           const out = [];
-          for (const e of events) out.push(eventRow(team.id, e, await person(e), now));
+          for (const e of events) if (!isSnapshot(e)) out.push(eventRow(team.id, e, await person(e), now));
           return out;
         });
-        return writeSet(rows, changes);
+        return writeSet(rows, changes, replayRows(team.id, recordings));
       } catch (error) {
         if (attempt >= 3 || !isConflict(error)) throw error;
       }

@@ -1,3 +1,4 @@
+import type { ReplayEventRow, SnapshotRow } from '../../store/events/rows.js';
 import type { GroupRecord, PersonRecord } from '../../store/meta/persons.js';
 import type { PersonChanges, PersonEnrichment } from './persons.js';
 
@@ -76,11 +77,19 @@ export interface WriteSet {
     is_deleted: number;
   }>;
   groups: ReturnType<typeof groupRow>[];
+  replay: ReplayEventRow[];
+  snapshots: SnapshotRow[];
 }
 
-export function writeSet(events: EventRow[], changes: PersonChanges): WriteSet {
+export function writeSet(
+  events: EventRow[],
+  changes: PersonChanges,
+  replay: { summaries: ReplayEventRow[]; snapshots: SnapshotRow[] },
+): WriteSet {
   return {
     events,
+    replay: replay.summaries,
+    snapshots: replay.snapshots,
     person: [...changes.persons.values()].map(personRow),
     person_distinct_id2: changes.distinctIds.map((d) => ({
       team_id: d.teamId,
@@ -94,4 +103,9 @@ export function writeSet(events: EventRow[], changes: PersonChanges): WriteSet {
 }
 
 export const rowsIn = (w: WriteSet) =>
-  w.events.length + w.person.length + w.person_distinct_id2.length + w.groups.length;
+  w.events.length +
+  w.person.length +
+  w.person_distinct_id2.length +
+  w.groups.length +
+  w.replay.length +
+  w.snapshots.length;
