@@ -4,6 +4,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeBase64 } from '../src/capture/bytes.js';
 import { decodeCapture } from '../src/capture/decode.js';
 import { normalizeEvent, parseTime } from '../src/capture/normalize.js';
 import type { DecodeInput, RawEvent } from '../src/capture/types.js';
@@ -278,11 +279,8 @@ describe('other encodings', () => {
     const plus = Buffer.from('{"event":">>>","distinct_id":"d"}').toString('base64');
     expect(plus).toContain('+');
     expect(decodeCapture(post(`data=${plus}`, { contentType: form })).events[0]!.event).toBe('>>>');
-    // Also at the very end (gzipped JSON in base64, the last byte of which encodes as `+`).
-    let n = 0;
-    const gz = (i: number) => gzipSync(`{"event":"e","distinct_id":"${i}"}`).toString('base64');
-    while (!gz(n).endsWith('+')) n++;
-    expect(decodeCapture(post(`data=${gz(n)}`)).events[0]!.distinct_id).toBe(String(n));
+    // Also at the very end, where a trim would lose it.
+    expect(decodeBase64('Pj4 ').toString()).toBe('>>>');
   });
 
   it('lz64 (old posthog-js), checked against lz-string itself', () => {

@@ -6,7 +6,9 @@ import { ApiError } from '../domain/errors.js';
 import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { openMetaStore } from '../store/meta/db.js';
+import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
+import { runImport } from './import.js';
 
 const USAGE = `Usage: npm run burrow -- <command> [options]
 
@@ -16,6 +18,8 @@ Commands:
   keys create --label <text> --scopes <s1,s2|*> [--email <user>] [--scoped-teams 1,2] [--scoped-organizations <uuid,...>]
   keys list [--email <user>]
   keys revoke <id> [--email <user>]
+  import <file.jsonl|file.csv> --project <id> [--host <url>] [--token <phc_...>]
+                     send events through the running server's capture path (/batch/)
   migrate            apply metadata migrations and exit
   bootstrap          create the default organization if the store is empty (writes bootstrap.json)
 
@@ -47,6 +51,9 @@ async function run(argv: string[]): Promise<number> {
       scopes: { type: 'string' },
       'scoped-teams': { type: 'string' },
       'scoped-organizations': { type: 'string' },
+      project: { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -73,6 +80,7 @@ async function run(argv: string[]): Promise<number> {
       else print({ created: false, detail: 'The store already has an organization.' });
       return 0;
     }
+    if (command === 'import') return await importCommand(sub, values, config, store.db);
     if (command !== 'keys' || !sub) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
     const email = values.email ?? config.adminEmail;
     const user = await findUserByEmail(store.db, email);
@@ -113,6 +121,41 @@ async function run(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+async function importCommand(
+  file: string | undefined,
+  values: { project?: string; host?: string; token?: string },
+  config: ReturnType<typeof loadConfig>,
+  db: Awaited<ReturnType<typeof openMetaStore>>['db'],
+): Promise<number> {
+  if (!file) throw new UsageError('import needs a file');
+  let token = values.token;
+  if (!token) {
+    if (!values.project || !/^\d+$/.test(values.project))
+      throw new UsageError('import needs --project <id> or --token');
+    const team = await findTeam(db, Number(values.project));
+    if (!team) throw new UsageError(`no project ${values.project}`);
+    token = team.apiToken;
+  }
+  const host = (values.host ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
+  const tty = process.stderr.isTTY;
+  let last = 0;
+  const summary = await runImport({
+    file,
+    host,
+    token,
+    progress: (done, rejected) => {
+      if (Date.now() - last < 250) return;
+      last = Date.now();
+      process.stderr.write(
+        `${tty ? '\r' : ''}imported ${done} events, rejected ${rejected}${tty ? '' : '\n'}`,
+      );
+    },
+  });
+  if (tty) process.stderr.write('\n');
+  print({ ...summary, rate: Math.round(summary.rate), seconds: Number(summary.seconds.toFixed(2)) });
+  return summary.rejected > 0 ? 1 : 0;
+}
 
 run(process.argv.slice(2)).then(
   (code) => process.exit(code),
