@@ -67,7 +67,8 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
         const e = normalizeEvent(raw, {
           now,
           sentAt: payload.sentAt,
-          ip: team.anonymizeIps ? undefined : request.ip,
+          ip: request.ip,
+          anonymizeIps: team.anonymizeIps,
         });
         return {
           uuid: e.uuid,
