@@ -14,6 +14,7 @@ import {
   updatePerson,
 } from '../../store/meta/persons.js';
 import { newUuid } from '../ids.js';
+import { PersonCache } from './person-cache.js';
 import { applyPersonUpdates, mergeProperties } from './person-updates.js';
 
 /** What one batch changed about persons and groups, to be mirrored into the events store. */
@@ -21,9 +22,16 @@ export interface PersonChanges {
   persons: Map<string, PersonRecord & { isDeleted: boolean }>;
   distinctIds: Array<DistinctIdRecord & { teamId: number; isDeleted: boolean }>;
   groups: Map<string, GroupRecord>;
+  /** Every distinct id this batch looked at: forgotten by the cache if the batch fails. */
+  seen: Set<string>;
 }
 
-export const emptyChanges = (): PersonChanges => ({ persons: new Map(), distinctIds: [], groups: new Map() });
+export const emptyChanges = (): PersonChanges => ({
+  persons: new Map(),
+  distinctIds: [],
+  groups: new Map(),
+  seen: new Set(),
+});
 
 export interface EventForPersons {
   event: string;
@@ -46,7 +54,21 @@ const isString = (v: unknown): v is string => typeof v === 'string' && v.length 
  * order: identify/alias/merge, property updates, group identify, and the person and group
  * columns each event carries as of its ingestion.
  */
-export function createPersonProcessor(db: MetaDb, teamId: number, changes: PersonChanges) {
+export function createPersonProcessor(
+  db: MetaDb,
+  teamId: number,
+  changes: PersonChanges,
+  cache: PersonCache = new PersonCache(0),
+) {
+  async function find(distinctId: string): Promise<PersonRecord | undefined> {
+    changes.seen.add(distinctId);
+    const cached = cache.get(teamId, distinctId);
+    if (cached) return cached;
+    const person = await findPersonByDistinctId(db, teamId, distinctId);
+    if (person) cache.set(teamId, distinctId, person);
+    return person;
+  }
+
   const touch = (person: PersonRecord, isDeleted = false) =>
     changes.persons.set(person.id, { ...person, isDeleted });
 
@@ -64,6 +86,8 @@ export function createPersonProcessor(db: MetaDb, teamId: number, changes: Perso
       const record = { distinctId, personId: person.id, version: 0 };
       await insertDistinctId(db, teamId, record);
       changes.distinctIds.push({ ...record, teamId, isDeleted: false });
+      changes.seen.add(distinctId);
+      cache.set(teamId, distinctId, person);
     }
     touch(person);
     return person;
@@ -73,13 +97,15 @@ export function createPersonProcessor(db: MetaDb, teamId: number, changes: Perso
     const record = { distinctId, personId: person.id, version: 0 };
     await insertDistinctId(db, teamId, record);
     changes.distinctIds.push({ ...record, teamId, isDeleted: false });
+    changes.seen.add(distinctId);
+    cache.set(teamId, distinctId, person);
   }
 
   /** Makes `primaryId` and `otherId` one person; `force` also merges two identified persons. */
   async function merge(primaryId: string, otherId: string, timestamp: string, force: boolean): Promise<void> {
     if (primaryId === otherId) return;
-    const primary = await findPersonByDistinctId(db, teamId, primaryId);
-    const other = await findPersonByDistinctId(db, teamId, otherId);
+    const primary = await find(primaryId);
+    const other = await find(otherId);
     if (!primary && !other) {
       await create([primaryId, otherId], timestamp);
     } else if (primary && !other) {
@@ -94,11 +120,21 @@ export function createPersonProcessor(db: MetaDb, teamId: number, changes: Perso
       await updatePerson(db, primary);
       for (const moved of await moveDistinctIds(db, teamId, other.id, primary.id)) {
         changes.distinctIds.push({ ...moved, teamId, isDeleted: false });
+        changes.seen.add(moved.distinctId);
+        cache.set(teamId, moved.distinctId, primary);
       }
       await deletePerson(db, other.id);
       touch(primary);
       touch({ ...other, version: other.version + 1 }, true);
     }
+  }
+
+  async function groupTypeIndex(type: string): Promise<number | undefined> {
+    const known = cache.groupType(teamId, type);
+    if (known !== undefined) return known;
+    const index = await ensureGroupTypeIndex(db, teamId, type);
+    if (index !== undefined) cache.setGroupType(teamId, type, index);
+    return index;
   }
 
   async function groupColumns(properties: Record<string, unknown>): Promise<PersonEnrichment['groups']> {
@@ -117,7 +153,7 @@ export function createPersonProcessor(db: MetaDb, teamId: number, changes: Perso
     const type = properties.$group_type;
     const key = properties.$group_key;
     if (!isString(type) || (typeof key !== 'string' && typeof key !== 'number')) return;
-    const index = await ensureGroupTypeIndex(db, teamId, type);
+    const index = await groupTypeIndex(type);
     if (index === undefined) return;
     const existing = await findGroup(db, teamId, index, String(key));
     const group: GroupRecord = existing ?? {
@@ -146,7 +182,7 @@ export function createPersonProcessor(db: MetaDb, teamId: number, changes: Perso
     } else if (e.event === '$groupidentify') {
       await groupIdentify(p, e.timestamp);
     }
-    let person = await findPersonByDistinctId(db, teamId, e.distinctId);
+    let person = await find(e.distinctId);
     person ??= await create([e.distinctId], e.timestamp);
     let changed = applyPersonUpdates(person.properties, p);
     if (e.event === '$identify' && !person.isIdentified) {

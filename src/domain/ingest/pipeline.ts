@@ -1,7 +1,9 @@
 import type { EventsStore } from '../../store/events/store.js';
 import type { MetaDb } from '../../store/meta/db.js';
+import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
+import { PersonCache } from './person-cache.js';
 import { createPersonProcessor, emptyChanges } from './persons.js';
 import { isSnapshot, replayRows } from './replay.js';
 import { type CaptureEvent, eventRow, rowsIn, type WriteSet, writeSet } from './rows.js';
@@ -33,6 +35,7 @@ function createWriter(events: EventsStore) {
 }
 
 function isConflict(error: unknown): boolean {
+  if (error instanceof PersonVersionConflict) return true;
   const e = error as { code?: string; message?: string };
   return e?.code === '23505' || e?.code === '40001' || /UNIQUE constraint/.test(e?.message ?? '');
 }
@@ -45,6 +48,7 @@ function isConflict(error: unknown): boolean {
  */
 export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptions) {
   const commit = createGroupCommit(createWriter(deps.events), rowsIn, options);
+  const cache = new PersonCache();
 
   async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
     for (let attempt = 1; ; attempt++) {
@@ -54,13 +58,15 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         // Recordings go to their own tables, not to events, and need no person work.
         const recordings = events.filter(isSnapshot);
         const rows = await deps.meta.transaction().execute(async (trx) => {
-          const person = createPersonProcessor(trx, team.id, changes);
+          const person = createPersonProcessor(trx, team.id, changes, cache);
           const out = [];
           for (const e of events) if (!isSnapshot(e)) out.push(eventRow(team.id, e, await person(e), now));
           return out;
         });
         return writeSet(rows, changes, replayRows(team.id, recordings));
       } catch (error) {
+        // The transaction rolled back: nothing this request read or wrote may stay cached.
+        cache.forget(team.id, changes.seen);
         if (attempt >= 3 || !isConflict(error)) throw error;
       }
     }

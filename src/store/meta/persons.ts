@@ -57,8 +57,12 @@ export async function insertPerson(db: MetaDb, person: PersonRecord): Promise<vo
     .execute();
 }
 
+/** Raised when a person changed since it was read (another request or node wrote it). */
+export class PersonVersionConflict extends Error {}
+
+/** Writes `person` (whose `version` was already bumped) only if it still has the version before. */
 export async function updatePerson(db: MetaDb, person: PersonRecord): Promise<void> {
-  await db
+  const result = await db
     .updateTable('persons')
     .set({
       properties: toJson(person.properties),
@@ -67,7 +71,9 @@ export async function updatePerson(db: MetaDb, person: PersonRecord): Promise<vo
       created_at: person.createdAt,
     })
     .where('id', '=', person.id)
-    .execute();
+    .where('version', '=', person.version - 1)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new PersonVersionConflict(`person ${person.id} changed`);
 }
 
 export async function deletePerson(db: MetaDb, id: string): Promise<void> {

@@ -1,0 +1,152 @@
+/**
+ * Capture throughput: posthog-node-shaped /batch/ requests (100 events, gzip) from this process
+ * against the built server in another, versus inserting the same rows straight into chDB.
+ * Usage: npm run build && npm run bench:ingest [-- --events 200000 --concurrency 16]
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { chTime } from '../src/domain/ingest/rows.js';
+import { openEventsStore } from '../src/store/events/store.js';
+import { median, table } from './lib.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '200000' }, concurrency: { type: 'string', default: '16' } },
+});
+const total = Number(values.events);
+const concurrency = Number(values.concurrency);
+const BATCH = 100;
+const NAMES = Array.from({ length: 50 }, (_, i) => (i === 0 ? '$pageview' : `event ${i}`));
+const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
+
+function event(i: number) {
+  return {
+    event: NAMES[i % NAMES.length],
+    distinct_id: `user-${(i * 7919) % 10_000}`,
+    uuid: randomUUID(),
+    timestamp: new Date(Date.now() - (i % 86_400) * 1000).toISOString(),
+    properties: {
+      $lib: 'posthog-node',
+      $lib_version: '5.70.0',
+      $browser: BROWSERS[i % BROWSERS.length],
+      $current_url: `https://shop.test/products/${i % 500}`,
+      $session_id: `s-${Math.floor(i / 20)}`,
+      plan: i % 3 === 0 ? 'pro' : 'free',
+      amount: i % 100,
+    },
+  };
+}
+
+const samples = Array.from({ length: total }, (_, i) => event(i));
+const server = mkdtempSync(join(tmpdir(), 'burrow-bench-ingest-'));
+const port = 18_000 + Math.floor(Math.random() * 1000);
+const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/main.js')], {
+  env: { ...process.env, BURROW_DATA_DIR: server, PORT: String(port), LOG_LEVEL: 'warn' },
+  stdio: 'inherit',
+});
+for (;;) {
+  try {
+    if ((await fetch(`http://127.0.0.1:${port}/_readyz`)).ok) break;
+  } catch {}
+  await new Promise((r) => setTimeout(r, 50));
+}
+const token = JSON.parse(readFileSync(join(server, 'bootstrap.json'), 'utf8')).project_api_key as string;
+const bodies: Buffer[] = [];
+for (let i = 0; i < total; i += BATCH) {
+  bodies.push(
+    gzipSync(
+      JSON.stringify({
+        api_key: token,
+        batch: samples.slice(i, i + BATCH),
+        sent_at: new Date().toISOString(),
+      }),
+    ),
+  );
+}
+
+let peakRss = 0;
+const rssTimer = setInterval(() => {
+  const m = readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+  peakRss = Math.max(peakRss, Number(m?.[1] ?? 0) / 1024);
+}, 100);
+const latencies: number[] = [];
+let next = 0;
+let failed = 0;
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++] as Buffer;
+      const t = performance.now();
+      const res = await fetch(`http://127.0.0.1:${port}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body,
+      });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t);
+      if (res.status !== 200) failed++;
+    }
+  }),
+);
+const seconds = (performance.now() - started) / 1000;
+clearInterval(rssTimer);
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+rmSync(server, { recursive: true, force: true });
+
+// The raw engine: the same rows as the server would write them, 100k per insert.
+const rawDir = mkdtempSync(join(tmpdir(), 'burrow-bench-raw-'));
+const store = await openEventsStore({ dataDir: rawDir, database: 'burrow' });
+const now = chTime(new Date().toISOString());
+const rows = samples.map((e) => ({
+  uuid: e.uuid,
+  event: e.event,
+  properties: JSON.stringify(e.properties),
+  timestamp: chTime(e.timestamp),
+  team_id: 1,
+  distinct_id: e.distinct_id,
+  $session_id: e.properties.$session_id,
+  person_id: randomUUID(),
+  person_properties: '{}',
+  created_at: now,
+  inserted_at: now,
+}));
+const rawStart = performance.now();
+for (let i = 0; i < rows.length; i += 100_000) await store.insert('events', rows.slice(i, i + 100_000));
+const rawSeconds = (performance.now() - rawStart) / 1000;
+await store.close();
+rmSync(rawDir, { recursive: true, force: true });
+
+latencies.sort((a, b) => a - b);
+const rate = total / seconds;
+const rawRate = total / rawSeconds;
+console.log(`${total} events in batches of ${BATCH}, ${concurrency} requests in flight, 10k distinct ids\n`);
+console.log(
+  table([
+    {
+      path: 'POST /batch/ (gzip) through Burrow',
+      'events/s': Math.round(rate),
+      'p50 ms': median(latencies),
+      'p99 ms': latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+      'ratio vs raw': rate / rawRate,
+      'peak RSS MB': Math.round(peakRss),
+      failed,
+    },
+    {
+      path: 'raw chDB insert of the same rows',
+      'events/s': Math.round(rawRate),
+      'p50 ms': '',
+      'p99 ms': '',
+      'ratio vs raw': 1,
+      'peak RSS MB': '',
+      failed: 0,
+    },
+  ]),
+);
