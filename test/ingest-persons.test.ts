@@ -117,3 +117,37 @@ describe(`person processing (${backend})`, () => {
     expect(out[1]?.groups).toEqual(['acme', '42', '', '', '']);
   });
 });
+
+describe(`person cache across two API nodes (${backend})`, () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('a stale cached person makes the write conflict and the request is redone, losing no update', async () => {
+    const { createIngestPipeline } = await import('../src/domain/ingest/pipeline.js');
+    const { findTeam } = await import('../src/store/meta/teams.js');
+    const team = (await findTeam(h.stores.meta.db, h.boot.project_id))!;
+    const options = { maxRows: 1000, maxDelayMs: 1, maxPendingRows: 100_000 };
+    const nodeA = createIngestPipeline(h.deps, options);
+    const nodeB = createIngestPipeline(h.deps, options);
+    let n = 0;
+    const event = (properties: Record<string, unknown>) => ({
+      uuid: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+      event: 'e',
+      distinctId: 'shared',
+      properties,
+      timestamp: '2026-11-01T00:00:00.000Z',
+    });
+    await nodeA.ingest(team, [event({ $set: { a: 1 } })]); // A now caches the person at version 1
+    await nodeB.ingest(team, [event({ $set: { b: 2 } })]); // B moves it to version 2
+    await nodeA.ingest(team, [event({ $set: { c: 3 } })]); // A's cache is stale: conflict, then redo
+    const person = await findPersonByDistinctId(h.stores.meta.db, team.id, 'shared');
+    expect(person?.properties).toEqual({ a: 1, b: 2, c: 3 });
+    expect(person?.version).toBe(3);
+    await Promise.all([nodeA.close(), nodeB.close()]);
+  });
+});
