@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { ApiOptions } from '../api/context.js';
 import { captureRoutes } from '../api/capture.js';
+import type { ApiOptions } from '../api/context.js';
 import { healthRoutes } from '../api/health.js';
 import { organizationRoutes } from '../api/organizations.js';
 import { personalApiKeyRoutes } from '../api/personal-api-keys.js';
