@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { createProject, deleteProject, listProjects, updateProject } from '../domain/projects.js';
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf, projectAccessOf } from '../server/auth.js';
@@ -19,41 +20,29 @@ const CreateBody = Type.Object(
 const PREFIXES = ['/api/projects/:project_id/', '/api/environments/:project_id/'];
 
 export const projectRoutes: ApiPlugin = async (app, { deps }) => {
+  const list = async (request: FastifyRequest<{ Querystring: Static<typeof PageQuery> }>) => {
+    const page = pageOf(request.query);
+    const data = await listProjects(deps, organizationAccessOf(request), page);
+    return paginate(request, page, { count: data.count, results: data.results.map(toTeam) });
+  };
+  const listSchema = { tags, querystring: PageQuery, response: { 200: Paginated(Team) } };
+
   app.get(
     '/api/organizations/:organization_id/projects/',
     {
       config: { scope: scope('project', 'read') },
-      schema: {
-        tags,
-        summary: "An organization's projects",
-        params: OrganizationIdParams,
-        querystring: PageQuery,
-        response: { 200: Paginated(Team) },
-      },
+      schema: { ...listSchema, summary: "An organization's projects", params: OrganizationIdParams },
     },
-    async (request) => {
-      const page = pageOf(request.query);
-      const data = await listProjects(deps, organizationAccessOf(request), page);
-      return paginate(request, page, { count: data.count, results: data.results.map(toTeam) });
-    },
+    list,
   );
 
   app.get(
     '/api/projects/',
     {
       config: { scope: scope('project', 'read'), currentOrganization: true },
-      schema: {
-        tags,
-        summary: "Projects of the caller's current organization",
-        querystring: PageQuery,
-        response: { 200: Paginated(Team) },
-      },
+      schema: { ...listSchema, summary: "Projects of the caller's current organization" },
     },
-    async (request) => {
-      const page = pageOf(request.query);
-      const data = await listProjects(deps, organizationAccessOf(request), page);
-      return paginate(request, page, { count: data.count, results: data.results.map(toTeam) });
-    },
+    list,
   );
 
   app.post(
