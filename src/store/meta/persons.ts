@@ -1,5 +1,6 @@
 import { bool, iso, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
+import { prepared } from './prepared.js';
 
 export interface PersonRecord {
   id: string;
@@ -28,33 +29,57 @@ const toRecord = (row: Row): PersonRecord => ({
   createdAt: iso(row.created_at),
 });
 
+const byDistinctId = prepared(
+  (db: MetaDb, teamId: number, distinctId: string) =>
+    db
+      .selectFrom('person_distinct_ids as d')
+      .innerJoin('persons as p', 'p.id', 'd.person_id')
+      .selectAll('p')
+      .where('d.team_id', '=', teamId)
+      .where('d.distinct_id', '=', distinctId),
+  2,
+);
+
 export async function findPersonByDistinctId(
   db: MetaDb,
   teamId: number,
   distinctId: string,
 ): Promise<PersonRecord | undefined> {
-  const row = await db
-    .selectFrom('person_distinct_ids as d')
-    .innerJoin('persons as p', 'p.id', 'd.person_id')
-    .selectAll('p')
-    .where('d.team_id', '=', teamId)
-    .where('d.distinct_id', '=', distinctId)
-    .executeTakeFirst();
+  const [row] = await byDistinctId(db, teamId, distinctId);
   return row && toRecord(row);
 }
 
+const personInsert = prepared(
+  (
+    db: MetaDb,
+    id: string,
+    teamId: number,
+    properties: string,
+    isIdentified: boolean,
+    version: number,
+    createdAt: string,
+  ) =>
+    db.insertInto('persons').values({
+      id,
+      team_id: teamId,
+      properties,
+      is_identified: isIdentified,
+      version,
+      created_at: createdAt,
+    }),
+  6,
+);
+
 export async function insertPerson(db: MetaDb, person: PersonRecord): Promise<void> {
-  await db
-    .insertInto('persons')
-    .values({
-      id: person.id,
-      team_id: person.teamId,
-      properties: toJson(person.properties),
-      is_identified: person.isIdentified,
-      version: person.version,
-      created_at: person.createdAt,
-    })
-    .execute();
+  await personInsert(
+    db,
+    person.id,
+    person.teamId,
+    toJson(person.properties),
+    person.isIdentified,
+    person.version,
+    person.createdAt,
+  );
 }
 
 /** Raised when a person changed since it was read (another request or node wrote it). */
@@ -86,11 +111,16 @@ export interface DistinctIdRecord {
   version: number;
 }
 
+const distinctIdInsert = prepared(
+  (db: MetaDb, teamId: number, distinctId: string, personId: string, version: number) =>
+    db
+      .insertInto('person_distinct_ids')
+      .values({ team_id: teamId, distinct_id: distinctId, person_id: personId, version }),
+  4,
+);
+
 export async function insertDistinctId(db: MetaDb, teamId: number, d: DistinctIdRecord): Promise<void> {
-  await db
-    .insertInto('person_distinct_ids')
-    .values({ team_id: teamId, distinct_id: d.distinctId, person_id: d.personId, version: d.version })
-    .execute();
+  await distinctIdInsert(db, teamId, d.distinctId, d.personId, d.version);
 }
 
 /** Points every distinct id of `from` at `to`, bumping versions; returns the moved ids. */
