@@ -96,7 +96,12 @@ describe(`capture with posthog-node (${backend})`, () => {
     const body = JSON.stringify({
       api_key: h.boot.project_api_key,
       batch: [
-        { event: 'retried', distinct_id: 'r1', uuid: '01890000-0000-7000-8000-000000000001', properties: {} },
+        {
+          event: 'retried',
+          distinct_id: 'r1',
+          uuid: '01890000-0000-7000-8000-000000000001',
+          properties: { $session_id: 'retry-session' },
+        },
       ],
     });
     for (let i = 0; i < 2; i++) {
@@ -111,6 +116,12 @@ describe(`capture with posthog-node (${backend})`, () => {
       `SELECT count() AS n FROM ${events()} FINAL WHERE team_id = {team:Int64} AND event = 'retried'`,
     );
     expect(row?.n).toBe(1);
+    // The retry never reached the insert, so the sessions view counted the event once too.
+    const [session] = await rows<{ n: number }>(
+      `SELECT sum(event_count) AS n FROM ${h.stores.events.table('sessions')}
+       WHERE team_id = {team:Int64} AND session_id = 'retry-session'`,
+    );
+    expect(session?.n).toBe(1);
   });
 
   it('stores recordings sent to /s/ and summarises each session', async () => {

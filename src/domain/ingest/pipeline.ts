@@ -5,6 +5,7 @@ import type { TeamRecord } from '../../store/meta/teams.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { PersonCache } from './person-cache.js';
 import { createPersonProcessor, emptyChanges } from './persons.js';
+import { RecentUuids } from './recent-uuids.js';
 import { isSnapshot, replayRows } from './replay.js';
 import { type CaptureEvent, eventRow, rowsIn, type WriteSet, writeSet } from './rows.js';
 
@@ -49,6 +50,7 @@ function isConflict(error: unknown): boolean {
 export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptions) {
   const commit = createGroupCommit(createWriter(deps.events), rowsIn, options);
   const cache = new PersonCache();
+  const recent = new RecentUuids();
 
   async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
     for (let attempt = 1; ; attempt++) {
@@ -74,10 +76,15 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
 
   return {
     async ingest(team: TeamRecord, events: CaptureEvent[]): Promise<void> {
-      if (events.length === 0) return;
+      const fresh = events.filter((e) => !recent.has(team.id, e.uuid));
+      if (fresh.length === 0) return;
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
-      await commit.add(await process(team, events));
+      await commit.add(await process(team, fresh));
+      recent.remember(
+        team.id,
+        fresh.map((e) => e.uuid),
+      );
     },
     pendingRows: commit.pendingRows,
     close: commit.close,
