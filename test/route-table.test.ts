@@ -254,6 +254,7 @@ describe('auth hook without the contract (defence in depth)', () => {
     const authenticator: Authenticator = {
       authenticate: () => Promise.reject(new Error('must not authenticate')),
       invalidate: () => {},
+      peek: () => undefined,
     };
     installErrorHandling(app, { bodyLimit: 1024, ignoreTrailingSlash: true });
     installAuth(app, {} as Deps, authenticator);

@@ -57,27 +57,16 @@ async function resolveTeam(deps: Deps, principal: Principal, raw: string): Promi
 }
 
 /**
- * Authorises one request, in PostHog's order: the object must exist (404), a key's project and
- * organization restrictions (403), the route's scope (403), then membership of the organization
- * (403) and the organization's personal-key policy (403).
+ * The checks that need no store: the key's project and organization restrictions and its scopes.
+ * A route without a project or organization in its path is authorised by this alone.
  */
-export async function authorize(
-  deps: Deps,
+export function checkKey(
   principal: Principal,
   required: RouteScope,
-  target: Target,
-): Promise<OrganizationAccess | ProjectAccess | null> {
+  team?: TeamRecord,
+  organization?: OrganizationRecord,
+): void {
   const key = principal.key;
-  let team: TeamRecord | undefined;
-  let organization: OrganizationRecord | undefined;
-  if ('projectId' in target) {
-    team = await resolveTeam(deps, principal, target.projectId);
-    organization = await findOrganization(deps.meta, team.organizationId);
-    if (!organization) throw notFound();
-  } else if ('organizationId' in target) {
-    organization = await resolveOrganization(deps, principal, target.organizationId);
-  }
-
   const scopedTeams = key?.scopedTeams ?? [];
   const scopedOrgs = key?.scopedOrganizations ?? [];
   const userScoped = !('kind' in required) && required.object === 'user';
@@ -110,6 +99,31 @@ export async function authorize(
     throw permissionDenied('This action does not support Personal API Key access');
   }
   if (missing) throw permissionDenied(`API key missing required scope '${missing}'`);
+}
+
+/**
+ * Authorises one request, in PostHog's order: the object must exist (404), a key's project and
+ * organization restrictions (403), the route's scope (403), then membership of the organization
+ * (403) and the organization's personal-key policy (403).
+ */
+export async function authorize(
+  deps: Deps,
+  principal: Principal,
+  required: RouteScope,
+  target: Target,
+): Promise<OrganizationAccess | ProjectAccess | null> {
+  const key = principal.key;
+  let team: TeamRecord | undefined;
+  let organization: OrganizationRecord | undefined;
+  if ('projectId' in target) {
+    team = await resolveTeam(deps, principal, target.projectId);
+    organization = await findOrganization(deps.meta, team.organizationId);
+    if (!organization) throw notFound();
+  } else if ('organizationId' in target) {
+    organization = await resolveOrganization(deps, principal, target.organizationId);
+  }
+
+  checkKey(principal, required, team, organization);
 
   if (!organization) return null;
   const membership = await findMembership(deps.meta, organization.id, principal.user.id);

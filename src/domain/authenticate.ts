@@ -11,6 +11,8 @@ const LAST_USED_GRANULARITY_MS = 60 * 60 * 1000;
 export interface Authenticator {
   /** Resolves a raw `phx_` key to its principal; throws the 401 PostHog gives for a bad key. */
   authenticate(rawKey: string, source: 'header' | 'query'): Promise<Principal>;
+  /** The principal of a key verified within the cache TTL, without waiting; else undefined. */
+  peek(rawKey: string): Principal | undefined;
   /** Drops cached principals for these keys (by secure value) or for every key of a user. */
   invalidate(filter: Filter): void;
 }
@@ -67,6 +69,12 @@ export function createAuthenticator(
   }
 
   return {
+    peek(rawKey) {
+      const cached = cache.get(hashPersonalApiKey(rawKey));
+      if (!cached || cached.expiresAt <= Date.now()) return undefined;
+      markUsed(cached.principal);
+      return cached.principal;
+    },
     async authenticate(rawKey, source) {
       const secureValue = hashPersonalApiKey(rawKey);
       const cached = cache.get(secureValue);
