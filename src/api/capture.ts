@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { decodeBody } from '../capture/body.js';
-import { decodeCapture } from '../capture/decode.js';
+import { type DecodeInput, decodeCapture } from '../capture/decode.js';
 import { normalizeEvent } from '../capture/normalize.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { CaptureEvent } from '../domain/ingest/rows.js';
@@ -35,17 +35,17 @@ const DECODED_FACTOR = 10;
 const Ok = Type.Object({ status: Type.Integer() });
 const tags = ['capture'];
 
+/** What the framework-free decoder needs of a request. */
+const decodeInput = (request: FastifyRequest): DecodeInput => ({
+  method: request.method === 'GET' ? 'GET' : 'POST',
+  contentType: request.headers['content-type'],
+  contentEncoding: request.headers['content-encoding'] as string | undefined,
+  query: request.query as Record<string, string | undefined>,
+  body: request.body as Buffer | undefined,
+});
+
 function decode(request: FastifyRequest, bodyLimit: number, engage: boolean) {
-  return decodeCapture(
-    {
-      method: request.method === 'GET' ? 'GET' : 'POST',
-      contentType: request.headers['content-type'],
-      contentEncoding: request.headers['content-encoding'] as string | undefined,
-      query: request.query as Record<string, string | undefined>,
-      body: request.body as Buffer | undefined,
-    },
-    { maxDecodedBytes: bodyLimit * DECODED_FACTOR, engage },
-  );
+  return decodeCapture(decodeInput(request), { maxDecodedBytes: bodyLimit * DECODED_FACTOR, engage });
 }
 
 /**
@@ -94,17 +94,9 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
   }
 
   const teamFromBody = async (request: FastifyRequest): Promise<TeamRecord> => {
-    const query = request.query as Record<string, string | undefined>;
-    const body = decodeBody(
-      {
-        method: request.method === 'GET' ? 'GET' : 'POST',
-        contentType: request.headers['content-type'],
-        contentEncoding: request.headers['content-encoding'] as string | undefined,
-        query,
-        body: request.body as Buffer | undefined,
-      },
-      2 * MB * DECODED_FACTOR,
-    ) as Record<string, unknown> | undefined;
+    const input = decodeInput(request);
+    const query = input.query;
+    const body = decodeBody(input, 2 * MB * DECODED_FACTOR) as Record<string, unknown> | undefined;
     const token = body?.token ?? body?.api_key ?? query.token ?? query.api_key;
     return resolveTeam(typeof token === 'string' ? token : undefined);
   };
