@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN, MEMBER, OWNER } from '../src/domain/levels.js';
+import { denied, NOT_FOUND } from './helpers/bodies.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 
 const NOT_AUTHENTICATED = {
@@ -10,16 +11,9 @@ const NOT_AUTHENTICATED = {
   detail: 'Authentication credentials were not provided.',
   attr: null,
 };
-const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
 const INTERNAL_DETAIL = 'This action does not support Personal API Key access';
 const SCOPED_PROJECTS_DETAIL = 'API keys with scoped projects are only supported on project-based endpoints.';
 
-const denied = (detail = 'You do not have permission to perform this action.') => ({
-  type: 'authentication_error',
-  code: 'permission_denied',
-  detail,
-  attr: null,
-});
 const invalidKey = (where: 'Authorization header' | 'query string') => ({
   type: 'authentication_error',
   code: 'authentication_failed',

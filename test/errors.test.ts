@@ -2,9 +2,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC } from '../src/domain/scopes.js';
 import { type App, buildApp } from '../src/server/app.js';
+import { NOT_FOUND } from './helpers/bodies.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 
-const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
 const NOT_AUTHENTICATED = {
   type: 'authentication_error',
   code: 'not_authenticated',

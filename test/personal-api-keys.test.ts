@@ -3,9 +3,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPersonalApiKey, maskKeyValue, newKeyId } from '../src/domain/ids.js';
 import { insertKey } from '../src/store/meta/personal-api-keys.js';
+import { NOT_FOUND } from './helpers/bodies.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 
-const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
 const INTERNAL = {
   type: 'authentication_error',
   code: 'permission_denied',

@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, MEMBER } from '../src/domain/levels.js';
+import { DENIED, INSUFFICIENT, ISO, NOT_FOUND, UUID } from './helpers/bodies.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TOKEN = /^phc_[A-Za-z0-9]{30,}$/;
-const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
-const DENIED = {
-  type: 'authentication_error',
-  code: 'permission_denied',
-  detail: 'You do not have permission to perform this action.',
-  attr: null,
-};
-const INSUFFICIENT = { ...DENIED, detail: 'Your organization access level is insufficient.' };
 const PREFIXES = ['/api/projects', '/api/environments'] as const;
 
 const FILTERS = [
