@@ -1,0 +1,30 @@
+/**
+ * HogQL errors. Exposed ones (syntax and query errors) carry a message fit for the user and the
+ * span of the offending input; every other kind is internal and never shown as is.
+ */
+export class HogQLError extends Error {
+  readonly exposed: boolean = false;
+  constructor(
+    message: string,
+    readonly start?: number,
+    readonly end?: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The input is not valid HogQL. */
+export class HogQLSyntaxError extends HogQLError {
+  override readonly exposed = true;
+}
+
+/** Valid syntax that cannot run: unknown table, field or function, bad placeholder, limits. */
+export class HogQLQueryError extends HogQLError {
+  override readonly exposed = true;
+}
+
+/** A bug or an unsupported construct on our side; the user sees a generic message. */
+export class HogQLInternalError extends HogQLError {}
+
+export const isExposed = (err: unknown): err is HogQLError => err instanceof HogQLError && err.exposed;
