@@ -1,0 +1,55 @@
+import type { AnySelect } from './ast.js';
+import { HogQLQueryError } from './errors.js';
+import { applyLimits, DEFAULT_RETURNED_ROWS } from './limits.js';
+import { parseSelect } from './parse.js';
+import { type PlaceholderValues, replacePlaceholders } from './placeholders.js';
+import { ClickHousePrinter } from './printer/clickhouse.js';
+import { PrintContext, type PrintOptions } from './printer/context.js';
+import { printHogQL, printSelectHogQL } from './printer/hogql.js';
+import { resolveAny } from './resolver/select.js';
+import { printSettings, type QueryLimits, querySettings, SYNC_LIMITS } from './settings.js';
+
+export interface CompileOptions extends PrintOptions, PlaceholderValues {
+  /** LIMIT for a top-level SELECT without one; null: the maximum. Default 100. */
+  defaultLimit?: number | null;
+  limits?: QueryLimits;
+}
+
+export interface CompiledQuery {
+  /** ClickHouse SQL, strings as `{hogql_val_N:String}` parameters, settings included. */
+  sql: string;
+  params: Record<string, string>;
+  /** The query as HogQL after placeholders and limits. */
+  hogql: string;
+  /** Output column names: alias, else the expression printed as HogQL. */
+  columns: string[];
+  /** The top-level SELECT had a LIMIT of its own. */
+  hadLimit: boolean;
+}
+
+/** HogQL text or AST → team-guarded ClickHouse SQL. The AST given is not modified. */
+export function compileSelect(input: string | AnySelect, options: CompileOptions): CompiledQuery {
+  let ast = typeof input === 'string' ? parseSelect(input) : structuredClone(input);
+  if (ast.node !== 'SelectQuery' && ast.node !== 'SelectSetQuery') throw new HogQLQueryError('Expected a SELECT query');
+  ast = replacePlaceholders(ast, options);
+  const hadLimit = applyLimits(ast, options.defaultLimit === undefined ? DEFAULT_RETURNED_ROWS : options.defaultLimit);
+  const hogql = printSelectHogQL(ast);
+  resolveAny(ast, new Map(), 0);
+  const ctx = new PrintContext(options);
+  const body = new ClickHousePrinter(ctx).select(ast);
+  const sql = `${body} SETTINGS ${printSettings(querySettings(options.limits ?? SYNC_LIMITS))}`;
+  return { sql, params: ctx.params, hogql, columns: columnNames(ast), hadLimit };
+}
+
+function columnNames(q: AnySelect): string[] {
+  const first = q.node === 'SelectSetQuery' ? leftmost(q) : q;
+  return first.select.map((e) => {
+    if (e.node === 'Alias') return e.alias;
+    if (e.node === 'Field' && e.from_asterisk) return String(e.chain[e.chain.length - 1]);
+    return printHogQL(e);
+  });
+}
+
+function leftmost(q: AnySelect): Extract<AnySelect, { node: 'SelectQuery' }> {
+  return q.node === 'SelectSetQuery' ? leftmost(q.initial_select_query) : q;
+}

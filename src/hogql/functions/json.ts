@@ -1,0 +1,32 @@
+import { type FunctionTable, table } from './define.js';
+
+/** JSON functions over String values (`properties` is a JSON string column). */
+export const JSON_FUNCTIONS: FunctionTable = table({
+  isValidJSON: [1, 1],
+  JSONHas: [1, null],
+  JSONLength: [1, null],
+  JSONArrayLength: [1, 1],
+  JSONType: [1, null],
+  JSONExtract: [2, null],
+  JSONExtractUInt: [1, null],
+  JSONExtractInt: [1, null],
+  JSONExtractFloat: [1, null],
+  JSONExtractBool: [1, null],
+  JSONExtractString: [1, null],
+  JSONExtractKey: [1, null],
+  JSONExtractKeys: [1, null],
+  JSONExtractRaw: [1, null],
+  JSONExtractArrayRaw: [1, null],
+  JSONExtractKeysAndValues: [2, null],
+  JSONExtractKeysAndValuesRaw: [1, null],
+  JSON_VALUE: [2, 2],
+  JSON_QUERY: [2, 2],
+  JSON_EXISTS: [2, 2],
+  simpleJSONHas: [2, 2],
+  simpleJSONExtractString: [2, 2],
+  simpleJSONExtractInt: [2, 2],
+  simpleJSONExtractUInt: [2, 2],
+  simpleJSONExtractFloat: [2, 2],
+  simpleJSONExtractBool: [2, 2],
+  simpleJSONExtractRaw: [2, 2],
+});

@@ -1,0 +1,32 @@
+import { escapeString } from './escape.js';
+
+export interface PrintOptions {
+  teamId: number;
+  timezone: string;
+  /** 0: weeks start on Sunday; 1: on Monday. */
+  weekStartDay: 0 | 1;
+  /** Qualified, quoted physical table name. */
+  table(name: string): string;
+  /** Render strings as escaped literals instead of binding them (see BENCHMARKS.md). */
+  inlineStrings?: boolean;
+}
+
+/** State of one print: the bound parameters and where in the query the printer is. */
+export class PrintContext {
+  readonly params: Record<string, string> = {};
+  private count = 0;
+  constructor(readonly options: PrintOptions) {}
+
+  /** The SQL for a string value: a typed parameter placeholder (or an escaped literal). */
+  bindString(value: string): string {
+    if (this.options.inlineStrings) return escapeString(value);
+    const name = `hogql_val_${this.count++}`;
+    this.params[name] = value;
+    return `{${name}:String}`;
+  }
+
+  /** Our own fixed strings (timezone names are validated when a project is saved). */
+  literal(value: string): string {
+    return escapeString(value);
+  }
+}

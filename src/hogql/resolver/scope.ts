@@ -1,0 +1,54 @@
+import type { Alias, CTE, JoinExpr } from '../ast.js';
+import type { TableDef } from '../schema/fields.js';
+import type { DataType, ValueInfo } from '../types.js';
+
+/** A lazy join waiting to be added to its SELECT once every clause is resolved. */
+export interface PendingJoin {
+  from: TableSource;
+  fromField: string;
+  target: TableSource;
+  toField: string;
+  joinType: 'LEFT JOIN' | 'INNER JOIN';
+  where?: { field: string; value: number } | undefined;
+}
+
+/** A table, lazy table, table function or subquery in a SELECT's FROM/JOIN clauses. */
+export interface TableSource {
+  /** How queries and the printed SQL name it ('' for an unaliased subquery). */
+  alias: string;
+  def?: TableDef | undefined;
+  /** Output columns of a subquery or CTE. */
+  columns?: Map<string, ValueInfo & { data: DataType }> | undefined;
+  /** Lazy tables: the fields the query reads, so the generated SELECT computes only those. */
+  requested: Set<string>;
+  join: JoinExpr;
+  /** Named in the query's FROM (not added by a lazy join): bare field names search these. */
+  fromClause?: boolean;
+}
+
+export interface Scope {
+  sources: Map<string, TableSource>;
+  order: TableSource[];
+  /** Aliases defined in this SELECT's list (and ARRAY JOIN), by name. */
+  aliases: Map<string, Alias>;
+  /** Aliases whose expression is being resolved: a reference to them means the column instead. */
+  resolving: Set<string>;
+  /** Visible CTEs, innermost first. */
+  ctes: Map<string, CTE>;
+  lambdaArgs: string[][];
+  pending: PendingJoin[];
+  depth: number;
+}
+
+export function newScope(ctes: Map<string, CTE>, depth: number): Scope {
+  return {
+    sources: new Map(),
+    order: [],
+    aliases: new Map(),
+    resolving: new Set(),
+    ctes,
+    lambdaArgs: [],
+    pending: [],
+    depth,
+  };
+}
