@@ -158,10 +158,14 @@ function expandStar(item: Expr, scope: Scope): Expr[] {
   });
 }
 
-/** Adds the joins that names reached through (`person.properties.x`) and builds lazy tables. */
+/**
+ * Adds the joins that names reached through (`person.properties.x`) and builds lazy tables. A
+ * lazy join goes right after the table it starts from (after earlier joins from that table), so
+ * a later explicit JOIN's ON clause can use it.
+ */
 function finalizeJoins(q: SelectQuery, scope: Scope): void {
-  let last = q.select_from;
-  while (last?.next_join) last = last.next_join;
+  const root = new Map<TableSource, TableSource>();
+  const tail = new Map<TableSource, JoinExpr>();
   for (let i = 0; i < scope.pending.length; i++) {
     const p = scope.pending[i] as (typeof scope.pending)[number];
     const left = field(p.from.alias, p.fromField);
@@ -174,9 +178,14 @@ function finalizeJoins(q: SelectQuery, scope: Scope): void {
       resolveInSource(fieldResolver, scope, p.target, [p.where.field], w, w.chain);
       on = { node: 'And', exprs: [on, compare('==', w, constant(p.where.value))] };
     }
-    p.target.join.constraint = { node: 'JoinConstraint', expr: on, constraint_type: 'ON' };
-    if (last) last.next_join = p.target.join;
-    last = p.target.join;
+    const join = p.target.join;
+    join.constraint = { node: 'JoinConstraint', expr: on, constraint_type: 'ON' };
+    const origin = root.get(p.from) ?? p.from;
+    root.set(p.target, origin);
+    const anchor = tail.get(origin) ?? origin.join;
+    join.next_join = anchor.next_join ?? null;
+    anchor.next_join = join;
+    tail.set(origin, join);
   }
   for (const s of scope.order) {
     if (!s.def?.lazy) continue;
