@@ -1,4 +1,4 @@
-import type { AnySelect } from './ast.js';
+import { type AnySelect, cloneAst } from './ast.js';
 import { HogQLQueryError } from './errors.js';
 import { applyLimits, DEFAULT_RETURNED_ROWS } from './limits.js';
 import { parseSelect } from './parse.js';
@@ -29,7 +29,7 @@ export interface CompiledQuery {
 
 /** HogQL text or AST → team-guarded ClickHouse SQL. The AST given is not modified. */
 export function compileSelect(input: string | AnySelect, options: CompileOptions): CompiledQuery {
-  let ast = typeof input === 'string' ? parseSelect(input) : structuredClone(input);
+  let ast = typeof input === 'string' ? parseSelect(input) : cloneAst(input);
   if (ast.node !== 'SelectQuery' && ast.node !== 'SelectSetQuery') throw new HogQLQueryError('Expected a SELECT query');
   ast = replacePlaceholders(ast, options);
   const hadLimit = applyLimits(ast, options.defaultLimit === undefined ? DEFAULT_RETURNED_ROWS : options.defaultLimit);

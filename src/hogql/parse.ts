@@ -1,4 +1,4 @@
-import type { AnySelect, Expr } from './ast.js';
+import { type AnySelect, cloneAst, type Expr } from './ast.js';
 import { HogQLQueryError, HogQLSyntaxError } from './errors.js';
 
 /**
@@ -38,7 +38,7 @@ function cached<T>(kind: 'select' | 'expr' | 'order', text: string, parse: (p: W
     cache.delete(key);
     cache.set(key, ast);
   }
-  return structuredClone(ast) as T;
+  return cloneAst(ast) as T;
 }
 
 interface WasmError {

@@ -1,4 +1,4 @@
-import type { Constant, Expr, Node } from './ast.js';
+import { type Constant, cloneAst, type Expr, type Node } from './ast.js';
 import { HogQLQueryError } from './errors.js';
 import { replaceNodes } from './visit.js';
 
@@ -49,7 +49,7 @@ export function replacePlaceholders<T extends Node>(root: T, given: PlaceholderV
     if (chain.length === 1) {
       const name = chain[0] as string;
       const ast = given.exprs?.[name];
-      if (ast) return structuredClone(ast);
+      if (ast) return cloneAst(ast);
       if (given.values && Object.hasOwn(given.values, name)) return toConstant(given.values[name], name);
     }
     throw new HogQLQueryError(`Unresolved placeholder: {${text}}`);

@@ -80,9 +80,9 @@ export const AGGREGATIONS: FunctionTable = table({
   exponentialMovingAverage: [2, 2, p(1)],
   // funnels and sequences
   windowFunnel: [2, 33, p(1, 4)],
-  retention: [1, 32, agg],
-  sequenceMatch: [3, 34, p(1)],
-  sequenceCount: [3, 34, p(1)],
+  retention: [2, 32, agg],
+  sequenceMatch: [3, 33, p(1)],
+  sequenceCount: [3, 33, p(1)],
 });
 
 /** PostgreSQL-style and HogQL-only aggregations. */

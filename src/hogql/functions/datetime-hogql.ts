@@ -73,8 +73,12 @@ const printMakeInterval = (ctx: CallContext): string =>
   `(${INTERVALS.map((u, i) => call(`toInterval${u}`, [ctx.args[i]!])).join(' + ')})`;
 
 const print = (clickhouse: string, fn: (ctx: CallContext) => string) => ({ clickhouse, print: fn });
+/** Prints `name(...)` with the arguments `args` builds. */
+const emit = (name: string, args: (ctx: CallContext) => string[]) =>
+  print(name, (ctx) => call(name, args(ctx)));
 const now = (ctx: CallContext) => call('now64', ['6', tzArg(ctx, 0)]);
 const today = (ctx: CallContext) => call('toDate', [call('now', [teamTz(ctx)])]);
+const a = (ctx: CallContext, i: number) => ctx.args[i]!;
 
 /** HogQL's own and PostgreSQL-style date functions, printed in the team timezone. */
 export const DATETIME_HOGQL: FunctionTable = table({
@@ -82,35 +86,19 @@ export const DATETIME_HOGQL: FunctionTable = table({
   current_timestamp: [0, 0, print('now64', now)],
   today: [0, 0, print('now', today)],
   current_date: [0, 0, print('now', today)],
-  yesterday: [0, 0, print('now', (ctx) => call('subtractDays', [today(ctx), '1']))],
+  yesterday: [0, 0, print('now', (c) => call('subtractDays', [today(c), '1']))],
   toDateTime: [1, 2, print('toDateTime', printToDateTime)],
-  toDateTime64: [
-    1,
-    3,
-    print('toDateTime64', (c) => call('toDateTime64', [c.args[0]!, c.args[1] ?? '6', tzArg(c, 2)])),
-  ],
-  toDateTimeUS: [
-    1,
-    2,
-    print('parseDateTime64BestEffortUSOrNull', (c) =>
-      call('parseDateTime64BestEffortUSOrNull', [c.args[0]!, '6', tzArg(c, 1)]),
-    ),
-  ],
-  parseDateTime: [
-    2,
-    3,
-    print('parseDateTimeOrNull', (c) => call('parseDateTimeOrNull', [c.args[0]!, c.args[1]!, tzArg(c, 2)])),
-  ],
+  toDateTime64: [1, 3, emit('toDateTime64', (c) => [a(c, 0), c.args[1] ?? '6', tzArg(c, 2)])],
+  toDateTimeUS: [1, 2, emit('parseDateTime64BestEffortUSOrNull', (c) => [a(c, 0), '6', tzArg(c, 1)])],
+  parseDateTime: [2, 3, emit('parseDateTimeOrNull', (c) => [a(c, 0), a(c, 1), tzArg(c, 2)])],
   parseDateTimeBestEffort: [
     1,
     2,
-    print('parseDateTime64BestEffortOrNull', (c) =>
-      call('parseDateTime64BestEffortOrNull', [c.args[0]!, '6', tzArg(c, 1)]),
-    ),
+    emit('parseDateTime64BestEffortOrNull', (c) => [a(c, 0), '6', tzArg(c, 1)]),
   ],
   UUIDv7ToDateTime: [1, 2, { tzAware: true }],
   toTimeZone: [1, 2, { tzAware: true }],
-  timezone: [2, 2, print('toTimeZone', (c) => call('toTimeZone', [c.args[1]!, c.args[0]!]))],
+  timezone: [2, 2, emit('toTimeZone', (c) => [a(c, 1), a(c, 0)])],
   toStartOfWeek: [1, 2, print('toStartOfWeek', printToStartOfWeek)],
   date_part: [2, 2, print('toYear', printDatePart)],
   date_trunc: [2, 3, as('dateTrunc')],
@@ -119,27 +107,16 @@ export const DATETIME_HOGQL: FunctionTable = table({
   dateDiff: [3, 3],
   date_add: [2, 2],
   date_subtract: [2, 2, as('date_sub')],
-  date_bin: [
-    3,
-    3,
-    print('toStartOfInterval', (c) =>
-      call('toStartOfInterval', [c.args[1]!, c.args[0]!, c.args[2]!, teamTz(c)]),
-    ),
-  ],
-  to_timestamp: [1, 2, print('toDateTime64', (c) => call('toDateTime64', [c.args[0]!, '6', tzArg(c, 1)]))],
-  to_char: [
-    2,
-    3,
-    print('formatDateTime', (c) => call('formatDateTime', [c.args[0]!, c.args[1]!, tzArg(c, 2)])),
-  ],
+  date_bin: [3, 3, emit('toStartOfInterval', (c) => [a(c, 1), a(c, 0), a(c, 2), teamTz(c)])],
+  to_timestamp: [1, 2, emit('toDateTime64', (c) => [a(c, 0), '6', tzArg(c, 1)])],
+  to_char: [2, 3, emit('formatDateTime', (c) => [a(c, 0), a(c, 1), tzArg(c, 2)])],
   make_date: [3, 3, as('makeDate')],
   make_timestamp: [6, 7, { ...as('makeDateTime'), tzAware: true }],
+  // fields read in the given zone (else the team's), shown in the team's
   make_timestamptz: [
     6,
     7,
-    print('makeDateTime', (c) =>
-      call('toTimeZone', [call('makeDateTime', [...c.args.slice(0, 6), tzArg(c, 6)]), teamTz(c)]),
-    ),
+    emit('toTimeZone', (c) => [call('makeDateTime', [...c.args.slice(0, 6), tzArg(c, 6)]), teamTz(c)]),
   ],
   make_interval: [6, 6, print('toIntervalYear', printMakeInterval)],
 });

@@ -60,8 +60,9 @@ export const DATETIME: FunctionTable = table({
   toRelativeWeekNum: [1, 1],
   toRelativeMonthNum: [1, 1],
   age: [3, 3],
-  dateAdd: [2, 3],
-  dateSub: [2, 3],
+  // the three-argument form needs a bare unit keyword, which HogQL cannot print
+  dateAdd: [2, 2],
+  dateSub: [2, 2],
   timeStampAdd: [2, 2],
   timeStampSub: [2, 2],
   nowInBlock: [0, 1],

@@ -13,7 +13,6 @@ export const JSON_FUNCTIONS: FunctionTable = table({
   JSONExtractFloat: [1, null],
   JSONExtractBool: [1, null],
   JSONExtractString: [1, null],
-  JSONExtractKey: [1, null],
   JSONExtractKeys: [1, null],
   JSONExtractRaw: [1, null],
   JSONExtractArrayRaw: [1, null],

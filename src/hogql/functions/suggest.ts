@@ -23,6 +23,8 @@ export function closest(name: string, candidates: readonly string[]): string | u
   let bestScore = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {
     const longer = Math.max(wanted.length, candidate.length);
+    // The length difference alone is a lower bound on the distance.
+    if (Math.abs(candidate.length - wanted.length) > longer * 0.4) continue;
     const distance = editDistance(wanted, candidate.toLowerCase());
     if (distance > longer * 0.4) continue;
     const score = distance * 1000 + Math.abs(candidate.length - wanted.length);

@@ -1,4 +1,4 @@
-import type { Expr, Field } from '../ast.js';
+import { cloneAst, type Expr, type Field } from '../ast.js';
 import { HogQLQueryError } from '../errors.js';
 import type { ColumnType, PropertyType } from '../types.js';
 import { checkPropertyChain, propertyOf, resolveInSource, unresolved, withMaterialized } from './fields.js';
@@ -165,7 +165,7 @@ function resolveField(r: Parameters<typeof resolveInSource>[0], node: Field, sco
   if (source) return resolveInSource(r, scope, source, chain.slice(1), node, chain);
   const cte = scope.ctes.get(head);
   if (cte && cte.cte_type === 'column') {
-    const expr = r.resolveExpr(structuredClone(cte.expr), scope);
+    const expr = r.resolveExpr(cloneAst(cte.expr), scope);
     node.type = { kind: 'expression', expr, ...infoOf(expr) };
     return;
   }

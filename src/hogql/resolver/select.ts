@@ -1,4 +1,4 @@
-import { type AnySelect, type CTE, compare, constant, type Expr, type Field, field, type JoinExpr, type SelectQuery } from '../ast.js';
+import { type AnySelect, type CTE, cloneAst, compare, constant, type Expr, type Field, field, type JoinExpr, type SelectQuery } from '../ast.js';
 import { HogQLQueryError } from '../errors.js';
 import { findTable } from '../schema/database.js';
 import { starFields } from '../schema/fields.js';
@@ -104,7 +104,7 @@ function registerTable(j: JoinExpr, table: Field, scope: Scope): TableSource {
   const name = table.chain.join('.');
   const cte = table.chain.length === 1 ? scope.ctes.get(name) : undefined;
   if (cte && cte.cte_type === 'subquery' && !j.table_args) {
-    const body = structuredClone(cte.expr);
+    const body = cloneAst(cte.expr);
     if (body.node !== 'SelectQuery' && body.node !== 'SelectSetQuery') throw new HogQLQueryError(`CTE ${name} is not a query`);
     j.table = body;
     j.alias = j.alias ?? name;
