@@ -1,0 +1,73 @@
+/**
+ * Engine errors a user caused (a function given the wrong type, a division by zero, a query that
+ * ran too long) are shown to them as PostHog does: 400 with the ClickHouse error name in snake
+ * case as `code`. Everything else is internal: a 500 that reveals neither SQL nor paths.
+ */
+const USER_ERRORS = new Set([
+  'ILLEGAL_TYPE_OF_ARGUMENT',
+  'NUMBER_OF_ARGUMENTS_DOESNT_MATCH',
+  'TOO_FEW_ARGUMENTS_FOR_FUNCTION',
+  'TOO_MANY_ARGUMENTS_FOR_FUNCTION',
+  'TYPE_MISMATCH',
+  'NO_COMMON_TYPE',
+  'CANNOT_CONVERT_TYPE',
+  'CANNOT_PARSE_TEXT',
+  'CANNOT_PARSE_DATE',
+  'CANNOT_PARSE_DATETIME',
+  'CANNOT_PARSE_NUMBER',
+  'CANNOT_PARSE_UUID',
+  'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+  'ILLEGAL_DIVISION',
+  'ARGUMENT_OUT_OF_BOUND',
+  'BAD_ARGUMENTS',
+  'ILLEGAL_AGGREGATION',
+  'NOT_AN_AGGREGATE',
+  'ILLEGAL_COLUMN',
+  'CANNOT_COMPILE_REGEXP',
+  'UNKNOWN_IDENTIFIER',
+  'AMBIGUOUS_IDENTIFIER',
+  'AMBIGUOUS_COLUMN_NAME',
+  'MULTIPLE_EXPRESSIONS_FOR_ALIAS',
+  'TOO_DEEP_RECURSION',
+  'TOO_DEEP_SUBQUERIES',
+  'TOO_BIG_AST',
+  'TOO_MANY_ROWS',
+  'TOO_MANY_ROWS_OR_BYTES',
+  'TIMEOUT_EXCEEDED',
+  'MEMORY_LIMIT_EXCEEDED',
+  'QUERY_WAS_CANCELLED',
+  'DECIMAL_OVERFLOW',
+  'ILLEGAL_TYPE_OF_COLUMN_FOR_FILTER',
+  'INVALID_JOIN_ON_EXPRESSION',
+  'UNSUPPORTED_METHOD',
+  'INCORRECT_QUERY',
+  'SIZES_OF_ARRAYS_DONT_MATCH',
+  'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO',
+  'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+  'CANNOT_ALLOCATE_MEMORY',
+]);
+
+export interface EngineErrorInfo {
+  /** Safe to show: a problem with the user's query. */
+  exposed: boolean;
+  /** ClickHouse error name in snake case (`illegal_type_of_argument`), when known. */
+  code: string;
+  /** For exposed errors: the engine's message without the query text or settings. */
+  message: string;
+}
+
+export function classifyEngineError(err: unknown): EngineErrorInfo | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const type = (err as { type?: unknown }).type;
+  if (typeof type !== 'string' || !/^[A-Z_]+$/.test(type)) return undefined;
+  const code = type.toLowerCase();
+  if (!USER_ERRORS.has(type)) return { exposed: false, code, message: 'ClickHouse error while executing query.' };
+  return { exposed: true, code, message: cleanMessage(err.message) };
+}
+
+/** Cuts the engine's echo of the query ("In scope SELECT ...", "While processing ..."). */
+function cleanMessage(message: string): string {
+  const cut = message.search(/:?\s*(In scope|While processing|in query:|\(version [\d.]+)/i);
+  const text = (cut >= 0 ? message.slice(0, cut) : message).replace(/\s+/g, ' ').trim();
+  return text.replace(/`?[\w]+`?\.`?(events|person|person_distinct_id2|groups|sessions|session_replay_events)`?/g, '$1') || 'Query failed';
+}
