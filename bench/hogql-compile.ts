@@ -12,7 +12,12 @@ const QUERY = `SELECT event, person.properties.email AS email, count() AS c, uni
   WHERE timestamp >= now() - INTERVAL 7 DAY AND event IN ('$pageview', 'signup') AND properties.$browser = 'Chrome'
   GROUP BY event, email ORDER BY c DESC LIMIT 50`;
 
-const options = { teamId: 1, timezone: 'Europe/Berlin', weekStartDay: 1 as const, table: (t: string) => `burrow.${t}` };
+const options = {
+  teamId: 1,
+  timezone: 'Europe/Berlin',
+  weekStartDay: 1 as const,
+  table: (t: string) => `burrow.${t}`,
+};
 
 function percentiles(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);

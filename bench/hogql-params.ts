@@ -36,7 +36,8 @@ for (let i = 0; i < ROWS; i++) {
 await insertEvents(store, rows);
 await store.command(`OPTIMIZE TABLE ${store.table('events')} FINAL`);
 
-const query = "SELECT event, count() FROM events WHERE event != 'logout' AND properties.plan = 'pro' GROUP BY event";
+const query =
+  "SELECT event, count() FROM events WHERE event != 'logout' AND properties.plan = 'pro' GROUP BY event";
 const base = { teamId: 1, timezone: 'UTC', weekStartDay: 0 as const, table: (t: string) => store.table(t) };
 
 async function throughput(inline: boolean, concurrency: number): Promise<number> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classifyEngineError } from '../src/hogql/engine-errors.js';
 import { printSelectHogQL } from '../src/hogql/printer/hogql.js';
 import { type PropertyFilter, propertiesToExpr } from '../src/hogql/property-filters.js';
-import { classifyEngineError } from '../src/hogql/engine-errors.js';
 import { type HogQLDb, openHogQLDb } from './helpers/hogql-fixture.js';
 
 // Property filters become HogQL AST; counted on the fixture's team 1 events (10 rows).
@@ -39,7 +39,11 @@ describe('property filters', () => {
     ['is_not_set', [{ key: 'plan', operator: 'is_not_set', value: 'is_not_set' }], 7],
     ['person', [{ key: 'email', value: 'one@a.com', operator: 'exact', type: 'person' }], 3],
     ['session', [{ key: '$session_duration', value: 700, operator: 'gt', type: 'session' }], 2],
-    ['group', [{ key: 'industry', value: 'tools', operator: 'exact', type: 'group', group_type_index: 0 }], 1],
+    [
+      'group',
+      [{ key: 'industry', value: 'tools', operator: 'exact', type: 'group', group_type_index: 0 }],
+      1,
+    ],
     ['hogql', [{ key: "event = 'signup'", type: 'hogql' }], 2],
     [
       'all of several',
@@ -67,9 +71,13 @@ describe('property filters', () => {
   });
 
   it('rejects bad filters as user errors', () => {
-    expect(() => propertiesToExpr([{ key: 'x', type: 'cohort', value: 1 }])).toThrow('Unsupported property filter type');
+    expect(() => propertiesToExpr([{ key: 'x', type: 'cohort', value: 1 }])).toThrow(
+      'Unsupported property filter type',
+    );
     expect(() => propertiesToExpr([{ key: 'x', value: 'a', operator: 'gt' }])).toThrow('is not a number');
-    expect(() => propertiesToExpr([{ key: 'x', value: { a: 1 }, operator: 'exact' }])).toThrow('must be strings');
+    expect(() => propertiesToExpr([{ key: 'x', value: { a: 1 }, operator: 'exact' }])).toThrow(
+      'must be strings',
+    );
     expect(() => propertiesToExpr([{ key: 'x', type: 'group', value: 'a' }])).toThrow('group_type_index');
   });
 });
@@ -81,7 +89,9 @@ describe('engine errors', () => {
     expect(info).toMatchObject({ exposed: true, code: 'illegal_type_of_argument' });
     expect(info?.message).not.toContain('secret-value');
     expect(info?.message).not.toContain('SETTINGS');
-    expect(classifyEngineError(Object.assign(new Error('disk on fire at /var/lib'), { type: 'CANNOT_OPEN_FILE' }))).toEqual({
+    expect(
+      classifyEngineError(Object.assign(new Error('disk on fire at /var/lib'), { type: 'CANNOT_OPEN_FILE' })),
+    ).toEqual({
       exposed: false,
       code: 'cannot_open_file',
       message: 'ClickHouse error while executing query.',

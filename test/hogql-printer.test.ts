@@ -17,18 +17,21 @@ function assertGuarded(printed: string): void {
 }
 
 describe('team guard', () => {
-  it.each([...TABLES.values()].map((t) => [t.name, t]))('every table in the schema is guarded: %s', (name, t) => {
-    const q = t.tableFunction ? `SELECT * FROM ${name}(3)` : `SELECT * FROM ${name}`;
-    const printed = sql(q);
-    if (t.tableFunction) {
-      // Table functions read no tenant data; `numbers` is the only one declared.
-      expect(name).toBe('numbers');
-      expect(printed).not.toContain('team_id');
-      return;
-    }
-    expect(printed).toMatch(/db\.\w+ AS \w+/);
-    assertGuarded(printed);
-  });
+  it.each([...TABLES.values()].map((t) => [t.name, t]))(
+    'every table in the schema is guarded: %s',
+    (name, t) => {
+      const q = t.tableFunction ? `SELECT * FROM ${name}(3)` : `SELECT * FROM ${name}`;
+      const printed = sql(q);
+      if (t.tableFunction) {
+        // Table functions read no tenant data; `numbers` is the only one declared.
+        expect(name).toBe('numbers');
+        expect(printed).not.toContain('team_id');
+        return;
+      }
+      expect(printed).toMatch(/db\.\w+ AS \w+/);
+      assertGuarded(printed);
+    },
+  );
 
   it.each([
     'SELECT person.properties.email, session.$session_duration, group_0.properties.x FROM events',
@@ -51,7 +54,10 @@ describe('team guard', () => {
 
 describe('parameters', () => {
   it('never inlines user strings', () => {
-    const c = compileSelect("SELECT 'it''s', properties['a\\'b'] FROM events WHERE event = 'x\\\\y'", options);
+    const c = compileSelect(
+      "SELECT 'it''s', properties['a\\'b'] FROM events WHERE event = 'x\\\\y'",
+      options,
+    );
     expect(c.sql).not.toMatch(/it's|a'b|x\\y/);
     expect(Object.values(c.params)).toEqual(["it's", "a'b", 'x\\y']);
   });
@@ -74,7 +80,9 @@ describe('limits and settings', () => {
     expect(sql('SELECT 1 LIMIT 99999')).toMatch(/LIMIT 50000 SETTINGS/);
     expect(sql('SELECT 1 LIMIT 10')).toMatch(/LIMIT 10 SETTINGS/);
     expect(sql('SELECT 1', { defaultLimit: null })).toMatch(/LIMIT 50000 SETTINGS/);
-    expect(sql('SELECT 1 UNION ALL SELECT 2 LIMIT 70000')).toMatch(/SELECT 1 LIMIT 100 UNION ALL SELECT 2 LIMIT 50000/);
+    expect(sql('SELECT 1 UNION ALL SELECT 2 LIMIT 70000')).toMatch(
+      /SELECT 1 LIMIT 100 UNION ALL SELECT 2 LIMIT 50000/,
+    );
   });
 
   it('reports whether the query had its own LIMIT', () => {
@@ -88,9 +96,9 @@ describe('limits and settings', () => {
     expect(printed).toContain('max_execution_time=60');
     expect(printed).toContain('max_memory_usage=');
     expect(printed).toContain('max_result_rows=');
-    expect(sql('SELECT 1', { limits: { maxExecutionTime: 600, maxMemoryUsage: 1, maxResultRows: 1 } })).toContain(
-      'max_execution_time=600',
-    );
+    expect(
+      sql('SELECT 1', { limits: { maxExecutionTime: 600, maxMemoryUsage: 1, maxResultRows: 1 } }),
+    ).toContain('max_execution_time=600');
   });
 });
 
@@ -101,7 +109,7 @@ describe('rejections', () => {
     ["SELECT * FROM url('http://x', CSV)", 'Unknown table `url`.'],
     ['SELECT * FROM numbers()', "Table function 'numbers' requires arguments"],
     ['SELECT * FROM events(1)', "Table 'events' does not accept arguments"],
-    ['SELECT file(\'/etc/passwd\')', "Unsupported function call 'file(...)'"],
+    ["SELECT file('/etc/passwd')", "Unsupported function call 'file(...)'"],
     ['SELECT 1 AS team_id', '"team_id" cannot be an alias or identifier'],
     ['SELECT nope FROM events', 'Unable to resolve field: nope'],
     ['SELECT sum(avg(1))', "Aggregation 'avg' cannot be nested inside another aggregation 'sum'."],

@@ -86,7 +86,9 @@ describe('property access', () => {
   // A JSON "" reads as '' (the raw value is `""`, not empty), on the JSON and the materialized path alike.
   it("follows PostHog's null and empty rules", async () => {
     expect(
-      await one(`SELECT properties.missing, properties.empty, properties.nul, properties.flag, properties.n, properties.obj.a ${where}`),
+      await one(
+        `SELECT properties.missing, properties.empty, properties.nul, properties.flag, properties.n, properties.obj.a ${where}`,
+      ),
     ).toEqual([null, '', null, 'true', '10', '{"b":"deep"}']);
   });
 
@@ -104,7 +106,9 @@ describe('property access', () => {
 
 describe('joins to persons, sessions and groups', () => {
   it('person properties through the lazy join follow the latest version', async () => {
-    expect(await rows("SELECT DISTINCT person.properties.name FROM events WHERE distinct_id IN ('d1', 'd1b')")).toEqual([['One']]);
+    expect(
+      await rows("SELECT DISTINCT person.properties.name FROM events WHERE distinct_id IN ('d1', 'd1b')"),
+    ).toEqual([['One']]);
     expect(await rows('SELECT count(DISTINCT person_id) FROM events')).toEqual([[4]]);
   });
 
@@ -120,7 +124,9 @@ describe('joins to persons, sessions and groups', () => {
   });
 
   it('pdi and persons tables', async () => {
-    expect(await rows('SELECT distinct_id, person.properties.email FROM person_distinct_ids ORDER BY distinct_id')).toEqual([
+    expect(
+      await rows('SELECT distinct_id, person.properties.email FROM person_distinct_ids ORDER BY distinct_id'),
+    ).toEqual([
       ['d1', 'one@a.com'],
       ['d1b', 'one@a.com'],
       ['d2', 'two@b.com'],
@@ -144,7 +150,9 @@ describe('joins to persons, sessions and groups', () => {
   });
 
   it('groups through group_0', async () => {
-    expect(await rows("SELECT group_0.properties.industry FROM events WHERE event = 'group_event'")).toEqual([['tools']]);
+    expect(await rows("SELECT group_0.properties.industry FROM events WHERE event = 'group_event'")).toEqual([
+      ['tools'],
+    ]);
   });
 });
 
@@ -157,12 +165,15 @@ describe('timezones', () => {
   });
 
   it('toDateTime of a string is read in the project timezone', async () => {
-    const [v] = (await one("SELECT toUnixTimestamp(toDateTime('2025-01-01 00:00:00'))", { timezone: 'Asia/Tokyo' })) as number[];
+    const [v] = (await one("SELECT toUnixTimestamp(toDateTime('2025-01-01 00:00:00'))", {
+      timezone: 'Asia/Tokyo',
+    })) as number[];
     expect(v).toBe(Date.UTC(2024, 11, 31, 15) / 1000);
   });
 
   it('comparisons with date strings use the project timezone', async () => {
-    const q = "SELECT count() FROM events WHERE timestamp >= '2025-01-17 00:00:00' AND timestamp < '2025-01-18'";
+    const q =
+      "SELECT count() FROM events WHERE timestamp >= '2025-01-17 00:00:00' AND timestamp < '2025-01-18'";
     expect(await one(q)).toEqual([0]);
     expect(await one(q, { timezone: 'Asia/Tokyo' })).toEqual([2]);
   });
@@ -189,11 +200,34 @@ describe('constructs', () => {
     ['SELECT number FROM numbers(3) INTERSECT SELECT number FROM numbers(1, 5) ORDER BY number', [[1], [2]]],
     ['SELECT * FROM (SELECT number FROM numbers(3) EXCEPT SELECT 1) ORDER BY number', [[0], [2]]],
     ['SELECT x FROM (SELECT [1, 2] AS arr) ARRAY JOIN arr AS x ORDER BY x', [[1], [2]]],
-    ['SELECT number % 2 AS k, number FROM numbers(6) ORDER BY k, number LIMIT 1 BY k', [[0, 0], [1, 1]]],
-    ['SELECT number, row_number() OVER (ORDER BY number DESC) FROM numbers(3) ORDER BY number', [[0, 3], [1, 2], [2, 1]]],
-    ['SELECT number, sum(number) OVER w FROM numbers(3) WINDOW w AS (ORDER BY number) ORDER BY number', [[0, 0], [1, 1], [2, 3]]],
-    ['SELECT toInt(\'12\'), toFloat(\'1.5\'), toInt(\'x\')', [[12, 1.5, null]]],
-    ['SELECT number FROM numbers(10) ORDER BY intDiv(number, 5) LIMIT 1 WITH TIES', [[0], [1], [2], [3], [4]]],
+    [
+      'SELECT number % 2 AS k, number FROM numbers(6) ORDER BY k, number LIMIT 1 BY k',
+      [
+        [0, 0],
+        [1, 1],
+      ],
+    ],
+    [
+      'SELECT number, row_number() OVER (ORDER BY number DESC) FROM numbers(3) ORDER BY number',
+      [
+        [0, 3],
+        [1, 2],
+        [2, 1],
+      ],
+    ],
+    [
+      'SELECT number, sum(number) OVER w FROM numbers(3) WINDOW w AS (ORDER BY number) ORDER BY number',
+      [
+        [0, 0],
+        [1, 1],
+        [2, 3],
+      ],
+    ],
+    ["SELECT toInt('12'), toFloat('1.5'), toInt('x')", [[12, 1.5, null]]],
+    [
+      'SELECT number FROM numbers(10) ORDER BY intDiv(number, 5) LIMIT 1 WITH TIES',
+      [[0], [1], [2], [3], [4]],
+    ],
     ["SELECT count() FROM events WHERE event IN ('signup', 'purchase')", [[3]]],
     ["SELECT count() FROM events WHERE event NOT IN ('signup', 'purchase')", [[7]]],
     ["SELECT event FROM events WHERE event IN (SELECT 'purchase')", [['purchase']]],
@@ -224,33 +258,47 @@ describe('constructs', () => {
   });
 
   it('names columns by alias or as HogQL', async () => {
-    const r = await db.run("SELECT event, count() AS c, count(), properties.$browser, 1 + 2 FROM events GROUP BY event, properties.$browser");
+    const r = await db.run(
+      'SELECT event, count() AS c, count(), properties.$browser, 1 + 2 FROM events GROUP BY event, properties.$browser',
+    );
     expect(r.columns).toEqual(['event', 'c', 'count()', 'properties.$browser', 'plus(1, 2)']);
   });
 });
 
 describe('placeholders and limits', () => {
   it('substitutes values as constants, never as SQL', async () => {
-    const r = await db.run('SELECT count() FROM events WHERE event = {e}', { values: { e: "signup' OR 1=1 --" } });
+    const r = await db.run('SELECT count() FROM events WHERE event = {e}', {
+      values: { e: "signup' OR 1=1 --" },
+    });
     expect(r.rows).toEqual([[0]]);
-    expect(await rows('SELECT count() FROM events WHERE event = {e}', { values: { e: 'signup' } })).toEqual([[2]]);
+    expect(await rows('SELECT count() FROM events WHERE event = {e}', { values: { e: 'signup' } })).toEqual([
+      [2],
+    ]);
     expect(await rows('SELECT {list}', { values: { list: ['a', "b'c"] } })).toEqual([[['a', "b'c"]]]);
   });
 
   it('substitutes variables by code name', async () => {
     const variables = { v1: { variableId: 'v1', code_name: 'ev', value: 'purchase' } };
-    expect(await rows('SELECT count() FROM events WHERE event = {variables.ev}', { variables })).toEqual([[1]]);
-    await expect(db.run('SELECT {variables.nope}', { variables })).rejects.toThrow('Variable nope is missing from query');
+    expect(await rows('SELECT count() FROM events WHERE event = {variables.ev}', { variables })).toEqual([
+      [1],
+    ]);
+    await expect(db.run('SELECT {variables.nope}', { variables })).rejects.toThrow(
+      'Variable nope is missing from query',
+    );
   });
 
   it('names an unresolved placeholder', async () => {
-    await expect(db.run('SELECT {missing}')).rejects.toThrow(new HogQLQueryError('Unresolved placeholder: {missing}'));
+    await expect(db.run('SELECT {missing}')).rejects.toThrow(
+      new HogQLQueryError('Unresolved placeholder: {missing}'),
+    );
   });
 
   it('applies the default limit and caps every top-level select at 50 000', async () => {
     expect((await rows('SELECT number FROM numbers(1000)')).length).toBe(100);
     expect((await rows('SELECT number FROM numbers(100000) LIMIT 60000')).length).toBe(50_000);
     expect((await rows('SELECT number FROM numbers(200)', { defaultLimit: 101 })).length).toBe(101);
-    expect((await rows('SELECT number FROM numbers(3) UNION ALL SELECT number FROM numbers(200)')).length).toBe(103);
+    expect(
+      (await rows('SELECT number FROM numbers(3) UNION ALL SELECT number FROM numbers(200)')).length,
+    ).toBe(103);
   });
 });

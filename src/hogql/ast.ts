@@ -348,7 +348,8 @@ export const call = (name: string, args: Expr[], extra: Partial<Call> = {}): Cal
   args,
   ...extra,
 });
-export const and = (...exprs: Expr[]): Expr => (exprs.length === 1 ? (exprs[0] as Expr) : { node: 'And', exprs });
+export const and = (...exprs: Expr[]): Expr =>
+  exprs.length === 1 ? (exprs[0] as Expr) : { node: 'And', exprs };
 export const compare = (op: CompareOp, left: Expr, right: Expr): CompareOperation => ({
   node: 'CompareOperation',
   op,

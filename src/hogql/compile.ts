@@ -30,9 +30,13 @@ export interface CompiledQuery {
 /** HogQL text or AST → team-guarded ClickHouse SQL. The AST given is not modified. */
 export function compileSelect(input: string | AnySelect, options: CompileOptions): CompiledQuery {
   let ast = typeof input === 'string' ? parseSelect(input) : cloneAst(input);
-  if (ast.node !== 'SelectQuery' && ast.node !== 'SelectSetQuery') throw new HogQLQueryError('Expected a SELECT query');
+  if (ast.node !== 'SelectQuery' && ast.node !== 'SelectSetQuery')
+    throw new HogQLQueryError('Expected a SELECT query');
   ast = replacePlaceholders(ast, options);
-  const hadLimit = applyLimits(ast, options.defaultLimit === undefined ? DEFAULT_RETURNED_ROWS : options.defaultLimit);
+  const hadLimit = applyLimits(
+    ast,
+    options.defaultLimit === undefined ? DEFAULT_RETURNED_ROWS : options.defaultLimit,
+  );
   const hogql = printSelectHogQL(ast);
   resolveAny(ast, new Map(), 0);
   const ctx = new PrintContext(options);

@@ -61,7 +61,8 @@ export function classifyEngineError(err: unknown): EngineErrorInfo | undefined {
   const type = (err as { type?: unknown }).type;
   if (typeof type !== 'string' || !/^[A-Z_]+$/.test(type)) return undefined;
   const code = type.toLowerCase();
-  if (!USER_ERRORS.has(type)) return { exposed: false, code, message: 'ClickHouse error while executing query.' };
+  if (!USER_ERRORS.has(type))
+    return { exposed: false, code, message: 'ClickHouse error while executing query.' };
   return { exposed: true, code, message: cleanMessage(err.message) };
 }
 
@@ -69,5 +70,10 @@ export function classifyEngineError(err: unknown): EngineErrorInfo | undefined {
 function cleanMessage(message: string): string {
   const cut = message.search(/:?\s*(In scope|While processing|in query:|\(version [\d.]+)/i);
   const text = (cut >= 0 ? message.slice(0, cut) : message).replace(/\s+/g, ' ').trim();
-  return text.replace(/`?[\w]+`?\.`?(events|person|person_distinct_id2|groups|sessions|session_replay_events)`?/g, '$1') || 'Query failed';
+  return (
+    text.replace(
+      /`?[\w]+`?\.`?(events|person|person_distinct_id2|groups|sessions|session_replay_events)`?/g,
+      '$1',
+    ) || 'Query failed'
+  );
 }

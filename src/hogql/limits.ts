@@ -9,7 +9,11 @@ export const DEFAULT_RETURNED_ROWS = 100;
  * Caps the top-level LIMIT(s) and, where none was given, applies `defaultLimit`. Returns whether
  * the query had a LIMIT of its own (the query runner paginates only when it had not).
  */
-export function applyLimits(q: AnySelect, defaultLimit: number | null, max = MAX_SELECT_RETURNED_ROWS): boolean {
+export function applyLimits(
+  q: AnySelect,
+  defaultLimit: number | null,
+  max = MAX_SELECT_RETURNED_ROWS,
+): boolean {
   if (q.node === 'SelectSetQuery') {
     let had = applyLimits(q.initial_select_query, defaultLimit, max);
     for (const s of q.subsequent_select_queries) had = applyLimits(s.select_query, defaultLimit, max) && had;

@@ -1,4 +1,4 @@
-import { type Expr, call, compare, constant, field } from './ast.js';
+import { call, compare, constant, type Expr, field } from './ast.js';
 import { HogQLQueryError } from './errors.js';
 import { parseExpr } from './parse.js';
 
@@ -94,12 +94,16 @@ export function propertyFilterToExpr(f: PropertyFilter, scope: FilterScope = 'ev
     case 'exact':
     case 'in': {
       const vs = values(f.value);
-      return vs.length === 1 ? compare('==', x, constant(vs[0] as string)) : compare('in', x, { node: 'Array', exprs: vs.map(constant) });
+      return vs.length === 1
+        ? compare('==', x, constant(vs[0] as string))
+        : compare('in', x, { node: 'Array', exprs: vs.map(constant) });
     }
     case 'is_not':
     case 'not_in': {
       const vs = values(f.value);
-      return vs.length === 1 ? compare('!=', x, constant(vs[0] as string)) : compare('not in', x, { node: 'Array', exprs: vs.map(constant) });
+      return vs.length === 1
+        ? compare('!=', x, constant(vs[0] as string))
+        : compare('not in', x, { node: 'Array', exprs: vs.map(constant) });
     }
     case 'icontains':
       return anyOf(values(f.value).map((v) => compare('ilike', x, constant(`%${v}%`))));
@@ -121,8 +125,15 @@ export function propertyFilterToExpr(f: PropertyFilter, scope: FilterScope = 'ev
       return compare('<=', num(), number(f.value));
     case 'between':
     case 'not_between': {
-      if (!Array.isArray(f.value) || f.value.length !== 2) throw new HogQLQueryError(`${op} needs two values`);
-      return { node: 'BetweenExpr', expr: num(), low: number(f.value[0]), high: number(f.value[1]), negated: op === 'not_between' };
+      if (!Array.isArray(f.value) || f.value.length !== 2)
+        throw new HogQLQueryError(`${op} needs two values`);
+      return {
+        node: 'BetweenExpr',
+        expr: num(),
+        low: number(f.value[0]),
+        high: number(f.value[1]),
+        negated: op === 'not_between',
+      };
     }
     case 'is_set':
       return compare('!=', x, constant(null));
@@ -146,11 +157,15 @@ const isGroup = (f: PropertyFilter | PropertyGroupFilter): f is PropertyGroupFil
 export function propertiesToExpr(props: AnyProperties, scope: FilterScope = 'events'): Expr {
   if (!props) return constant(true);
   if (Array.isArray(props)) {
-    const exprs = props.map((p) => (isGroup(p) ? propertiesToExpr(p, scope) : propertyFilterToExpr(p, scope)));
+    const exprs = props.map((p) =>
+      isGroup(p) ? propertiesToExpr(p, scope) : propertyFilterToExpr(p, scope),
+    );
     return exprs.length ? allOf(exprs) : constant(true);
   }
   if (!isGroup(props)) throw new HogQLQueryError('Invalid property group');
-  const exprs = props.values.map((v) => (isGroup(v) ? propertiesToExpr(v, scope) : propertyFilterToExpr(v, scope)));
+  const exprs = props.values.map((v) =>
+    isGroup(v) ? propertiesToExpr(v, scope) : propertyFilterToExpr(v, scope),
+  );
   if (!exprs.length) return constant(true);
   return props.type === 'OR' ? anyOf(exprs) : allOf(exprs);
 }

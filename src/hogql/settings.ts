@@ -40,7 +40,8 @@ export function printSettings(settings: Record<string, number | string>): string
   return Object.entries(settings)
     .map(([k, v]) => {
       if (!/^[a-z_]+$/.test(k)) throw new Error(`invalid setting ${k}`);
-      if (typeof v === 'number' ? !Number.isSafeInteger(v) : !/^[a-z_]+$/.test(v)) throw new Error(`invalid value for ${k}`);
+      if (typeof v === 'number' ? !Number.isSafeInteger(v) : !/^[a-z_]+$/.test(v))
+        throw new Error(`invalid value for ${k}`);
       return `${k}=${typeof v === 'number' ? v : `'${v}'`}`;
     })
     .join(', ');

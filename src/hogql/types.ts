@@ -78,7 +78,13 @@ export interface ExpressionType {
   nullable: boolean;
 }
 
-export type HogQLType = ColumnType | PropertyType | LambdaArgType | AliasRefType | TableRefType | ExpressionType;
+export type HogQLType =
+  | ColumnType
+  | PropertyType
+  | LambdaArgType
+  | AliasRefType
+  | TableRefType
+  | ExpressionType;
 
 /** The type of an expression for comparisons and output columns. */
 export interface ValueInfo {

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CompileOptions, compileSelect } from '../../src/hogql/compile.js';
 import { loadParser } from '../../src/hogql/parse.js';
-import { insertDistinctIds, insertEvents, insertGroups, insertPersons, insertReplayEvents } from '../../src/store/events/insert.js';
+import {
+  insertDistinctIds,
+  insertEvents,
+  insertGroups,
+  insertPersons,
+  insertReplayEvents,
+} from '../../src/store/events/insert.js';
 import type { EventRow } from '../../src/store/events/rows.js';
 import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
 
@@ -40,18 +46,102 @@ function ev(team: number, over: Partial<EventRow>): EventRow {
 export function fixtureEvents(): EventRow[] {
   const props = (o: object) => JSON.stringify(o);
   return [
-    ev(TEAM, { distinct_id: 'd1', person_id: P1, $session_id: 's1', properties: props({ $browser: 'Chrome', $current_url: 'https://a.com/1', plan: 'pro', n: 10, arr: [1, 2, { x: 'y' }], obj: { a: { b: 'deep' } }, empty: '', nul: null, flag: true }), timestamp: '2025-01-15 10:00:00.000000' }),
-    ev(TEAM, { distinct_id: 'd1', person_id: P1, $session_id: 's1', event: 'signup', properties: props({ $browser: 'Chrome', plan: 'pro', n: 5 }), timestamp: '2025-01-15 10:05:00.000000' }),
-    ev(TEAM, { distinct_id: 'd1b', person_id: P1, $session_id: 's1', properties: props({ $browser: 'Chrome', $current_url: 'https://a.com/2' }), timestamp: '2025-01-15 10:10:00.000000' }),
-    ev(TEAM, { distinct_id: 'd2', person_id: P2, $session_id: 's2', properties: props({ $browser: 'Firefox', $current_url: 'https://b.com/', plan: 'free' }), timestamp: '2025-01-16 23:30:00.000000' }),
-    ev(TEAM, { distinct_id: 'd2', person_id: P2, $session_id: 's2', event: 'purchase', properties: props({ $browser: 'Firefox', amount: 42.5 }), timestamp: '2025-01-16 23:45:00.000000' }),
-    ev(TEAM, { distinct_id: 'd3', person_id: P3, properties: props({ $browser: 'Safari' }), timestamp: '2025-03-30 00:30:00.000000' }),
-    ev(TEAM, { distinct_id: 'd3', person_id: P3, properties: props({ $browser: 'Safari' }), timestamp: '2025-03-30 01:30:00.000000' }),
-    ev(TEAM, { distinct_id: 'd3', person_id: P3, event: 'signup', properties: props({}), timestamp: '2025-03-30 02:30:00.000000' }),
-    ev(TEAM, { distinct_id: 'anon', person_id: '0190b6a4-0000-7000-8000-0000000000aa', properties: props({ $browser: 'Chrome' }), timestamp: '2025-02-01 12:00:00.000000' }),
-    ev(TEAM, { distinct_id: 'd2', person_id: P2, $group_0: 'acme', properties: props({}), event: 'group_event', timestamp: '2025-02-02 12:00:00.000000' }),
-    ev(OTHER_TEAM, { distinct_id: SECRET, person_id: P_OTHER, $session_id: SECRET, event: SECRET, $group_0: SECRET, properties: props({ $browser: SECRET, plan: SECRET, $current_url: SECRET }), elements_chain: SECRET }),
-    ev(OTHER_TEAM, { distinct_id: 'd1', person_id: P_OTHER, $session_id: 's1', event: SECRET, properties: props({ $browser: SECRET }) }),
+    ev(TEAM, {
+      distinct_id: 'd1',
+      person_id: P1,
+      $session_id: 's1',
+      properties: props({
+        $browser: 'Chrome',
+        $current_url: 'https://a.com/1',
+        plan: 'pro',
+        n: 10,
+        arr: [1, 2, { x: 'y' }],
+        obj: { a: { b: 'deep' } },
+        empty: '',
+        nul: null,
+        flag: true,
+      }),
+      timestamp: '2025-01-15 10:00:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd1',
+      person_id: P1,
+      $session_id: 's1',
+      event: 'signup',
+      properties: props({ $browser: 'Chrome', plan: 'pro', n: 5 }),
+      timestamp: '2025-01-15 10:05:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd1b',
+      person_id: P1,
+      $session_id: 's1',
+      properties: props({ $browser: 'Chrome', $current_url: 'https://a.com/2' }),
+      timestamp: '2025-01-15 10:10:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd2',
+      person_id: P2,
+      $session_id: 's2',
+      properties: props({ $browser: 'Firefox', $current_url: 'https://b.com/', plan: 'free' }),
+      timestamp: '2025-01-16 23:30:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd2',
+      person_id: P2,
+      $session_id: 's2',
+      event: 'purchase',
+      properties: props({ $browser: 'Firefox', amount: 42.5 }),
+      timestamp: '2025-01-16 23:45:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd3',
+      person_id: P3,
+      properties: props({ $browser: 'Safari' }),
+      timestamp: '2025-03-30 00:30:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd3',
+      person_id: P3,
+      properties: props({ $browser: 'Safari' }),
+      timestamp: '2025-03-30 01:30:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd3',
+      person_id: P3,
+      event: 'signup',
+      properties: props({}),
+      timestamp: '2025-03-30 02:30:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'anon',
+      person_id: '0190b6a4-0000-7000-8000-0000000000aa',
+      properties: props({ $browser: 'Chrome' }),
+      timestamp: '2025-02-01 12:00:00.000000',
+    }),
+    ev(TEAM, {
+      distinct_id: 'd2',
+      person_id: P2,
+      $group_0: 'acme',
+      properties: props({}),
+      event: 'group_event',
+      timestamp: '2025-02-02 12:00:00.000000',
+    }),
+    ev(OTHER_TEAM, {
+      distinct_id: SECRET,
+      person_id: P_OTHER,
+      $session_id: SECRET,
+      event: SECRET,
+      $group_0: SECRET,
+      properties: props({ $browser: SECRET, plan: SECRET, $current_url: SECRET }),
+      elements_chain: SECRET,
+    }),
+    ev(OTHER_TEAM, {
+      distinct_id: 'd1',
+      person_id: P_OTHER,
+      $session_id: 's1',
+      event: SECRET,
+      properties: props({ $browser: SECRET }),
+    }),
   ];
 }
 
@@ -72,22 +162,67 @@ export async function loadFixture(store: EventsStore): Promise<void> {
     person(P3, TEAM, { email: null }),
     person(P_OTHER, OTHER_TEAM, { email: SECRET }),
   ]);
-  const pdi = (distinct_id: string, person_id: string, team = TEAM) => ({ team_id: team, distinct_id, person_id, version: 0 });
-  await insertDistinctIds(store, [pdi('d1', P1), pdi('d1b', P1), pdi('d2', P2), pdi('d3', P3), pdi(SECRET, P_OTHER, OTHER_TEAM), pdi('d1', P_OTHER, OTHER_TEAM)]);
+  const pdi = (distinct_id: string, person_id: string, team = TEAM) => ({
+    team_id: team,
+    distinct_id,
+    person_id,
+    version: 0,
+  });
+  await insertDistinctIds(store, [
+    pdi('d1', P1),
+    pdi('d1b', P1),
+    pdi('d2', P2),
+    pdi('d3', P3),
+    pdi(SECRET, P_OTHER, OTHER_TEAM),
+    pdi('d1', P_OTHER, OTHER_TEAM),
+  ]);
   await insertGroups(store, [
-    { team_id: TEAM, group_type_index: 0, group_key: 'acme', group_properties: JSON.stringify({ industry: 'tools' }), created_at: '2025-01-01 00:00:00.000000', version: 0 },
-    { team_id: OTHER_TEAM, group_type_index: 0, group_key: 'acme', group_properties: JSON.stringify({ industry: SECRET }), created_at: '2025-01-01 00:00:00.000000', version: 0 },
+    {
+      team_id: TEAM,
+      group_type_index: 0,
+      group_key: 'acme',
+      group_properties: JSON.stringify({ industry: 'tools' }),
+      created_at: '2025-01-01 00:00:00.000000',
+      version: 0,
+    },
+    {
+      team_id: OTHER_TEAM,
+      group_type_index: 0,
+      group_key: 'acme',
+      group_properties: JSON.stringify({ industry: SECRET }),
+      created_at: '2025-01-01 00:00:00.000000',
+      version: 0,
+    },
   ]);
   await insertReplayEvents(store, [
-    { team_id: TEAM, session_id: 's1', distinct_id: 'd1', first_timestamp: '2025-01-15 10:00:00.000000', last_timestamp: '2025-01-15 10:10:00.000000', first_url: 'https://a.com/1', click_count: 3 },
-    { team_id: OTHER_TEAM, session_id: 's1', distinct_id: SECRET, first_timestamp: '2025-01-15 10:00:00.000000', last_timestamp: '2025-01-15 10:10:00.000000', first_url: SECRET, click_count: 99 },
+    {
+      team_id: TEAM,
+      session_id: 's1',
+      distinct_id: 'd1',
+      first_timestamp: '2025-01-15 10:00:00.000000',
+      last_timestamp: '2025-01-15 10:10:00.000000',
+      first_url: 'https://a.com/1',
+      click_count: 3,
+    },
+    {
+      team_id: OTHER_TEAM,
+      session_id: 's1',
+      distinct_id: SECRET,
+      first_timestamp: '2025-01-15 10:00:00.000000',
+      last_timestamp: '2025-01-15 10:10:00.000000',
+      first_url: SECRET,
+      click_count: 99,
+    },
   ]);
 }
 
 export interface HogQLDb {
   store: EventsStore;
   /** Compiles for team 1 (unless overridden) and runs; rows as arrays. */
-  run(query: string, options?: Partial<CompileOptions>): Promise<{ columns: string[]; rows: unknown[][]; sql: string }>;
+  run(
+    query: string,
+    options?: Partial<CompileOptions>,
+  ): Promise<{ columns: string[]; rows: unknown[][]; sql: string }>;
   close(): Promise<void>;
 }
 

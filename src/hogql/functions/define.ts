@@ -52,14 +52,30 @@ const DATETIME_CALLS = new Set([
   'toDateTime64',
   'toTimeZone',
   'fromUnixTimestamp',
+  'toStartOfDay',
+  'toStartOfHour',
+  'toStartOfMinute',
+  'toStartOfInterval',
 ]);
-const DATE_CALLS = new Set(['today', 'yesterday', 'toDate', 'toStartOfMonth', 'toStartOfWeek', 'toMonday']);
+const DATE_CALLS = new Set([
+  'today',
+  'yesterday',
+  'toDate',
+  'toStartOfMonth',
+  'toStartOfWeek',
+  'toMonday',
+  'toStartOfYear',
+]);
 
+/** What an argument is: `argTypes` if given, else the resolver's type on the node, else the AST shape. */
 export function kindOf(ctx: CallContext, i: number): ArgKind {
   const known = ctx.argTypes?.[i];
   if (known && known !== 'unknown') return known;
   const node = ctx.nodes[i];
   if (!node) return 'unknown';
+  const t = node.type;
+  if (t?.kind === 'property') return 'string';
+  if (t && 'data' in t && t.data !== 'unknown') return t.data === 'json' ? 'string' : t.data;
   if (node.node === 'Constant') {
     const v = node.value;
     if (v === null) return 'null';

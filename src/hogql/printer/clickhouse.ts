@@ -23,7 +23,8 @@ export class ClickHousePrinter extends ExprPrinter {
     if (q.node === 'SelectSetQuery') {
       let sql = this.setMember(q.initial_select_query);
       for (const s of q.subsequent_select_queries) {
-        if (!SET_OPERATORS.has(s.set_operator)) throw new HogQLQueryError(`Unsupported set operator ${s.set_operator}`);
+        if (!SET_OPERATORS.has(s.set_operator))
+          throw new HogQLQueryError(`Unsupported set operator ${s.set_operator}`);
         sql += ` ${s.set_operator} ${this.setMember(s.select_query)}`;
       }
       return sql;
@@ -42,7 +43,8 @@ export class ClickHousePrinter extends ExprPrinter {
     const guards: string[] = [];
     if (q.select_from) parts.push(`FROM ${this.joins(q.select_from, guards)}`);
     if (q.array_join_op) {
-      if (!ARRAY_JOIN.has(q.array_join_op)) throw new HogQLQueryError(`Invalid ARRAY JOIN operation: ${q.array_join_op}`);
+      if (!ARRAY_JOIN.has(q.array_join_op))
+        throw new HogQLQueryError(`Invalid ARRAY JOIN operation: ${q.array_join_op}`);
       parts.push(`${q.array_join_op} ${(q.array_join_list ?? []).map((e) => this.expr(e)).join(', ')}`);
     }
     if (q.prewhere) parts.push(`PREWHERE ${this.expr(q.prewhere)}`);
@@ -51,12 +53,15 @@ export class ClickHousePrinter extends ExprPrinter {
     if (q.group_by?.length) parts.push(`GROUP BY ${q.group_by.map((e) => this.expr(e)).join(', ')}`);
     if (q.having) parts.push(`HAVING ${this.expr(q.having)}`);
     const windows = Object.entries(q.window_exprs ?? {});
-    if (windows.length) parts.push(`WINDOW ${windows.map(([n, w]) => `${id(n)} AS (${this.window(w)})`).join(', ')}`);
+    if (windows.length)
+      parts.push(`WINDOW ${windows.map(([n, w]) => `${id(n)} AS (${this.window(w)})`).join(', ')}`);
     if (q.qualify) parts.push(`QUALIFY ${this.expr(q.qualify)}`);
     if (q.order_by?.length) parts.push(`ORDER BY ${q.order_by.map((e) => this.expr(e)).join(', ')}`);
     if (q.limit_by) {
       const offset = q.limit_by.offset_value ? ` OFFSET ${this.expr(q.limit_by.offset_value)}` : '';
-      parts.push(`LIMIT ${this.expr(q.limit_by.n)}${offset} BY ${q.limit_by.exprs.map((e) => this.expr(e)).join(', ')}`);
+      parts.push(
+        `LIMIT ${this.expr(q.limit_by.n)}${offset} BY ${q.limit_by.exprs.map((e) => this.expr(e)).join(', ')}`,
+      );
     }
     if (q.limit) parts.push(`LIMIT ${this.expr(q.limit)}${q.limit_with_ties ? ' WITH TIES' : ''}`);
     if (q.offset) parts.push(`OFFSET ${this.expr(q.offset)}`);
@@ -107,7 +112,8 @@ export class ClickHousePrinter extends ExprPrinter {
       return `(${this.select(table)})${alias}`;
     }
     const t = table?.type;
-    if (!table || t?.kind !== 'table_ref') throw new HogQLQueryError('Only declared tables and subqueries can be queried');
+    if (!table || t?.kind !== 'table_ref')
+      throw new HogQLQueryError('Only declared tables and subqueries can be queried');
     if (t.unguarded) {
       if (t.table !== 'numbers') throw new HogQLQueryError(`Unknown table function ${t.table}`);
       return `numbers(${(j.table_args ?? []).map((a) => this.expr(a)).join(', ')})${alias}`;

@@ -30,7 +30,7 @@ export function escapeIdentifier(name: string): string {
 
 /** Words that would change the query's meaning if printed bare. */
 const KEYWORDS = new Set(
-  (
-    'all and anti any array as asc asof between by case cast cross desc distinct else end except false final format from full global group having if ilike in inner intersect interval into is join left like limit not null offset on or order outer over prewhere qualify right sample select semi settings then true union using when where window with'
-  ).split(' '),
+  'all and anti any array as asc asof between by case cast cross desc distinct else end except false final format from full global group having if ilike in inner intersect interval into is join left like limit not null offset on or order outer over prewhere qualify right sample select semi settings then true union using when where window with'.split(
+    ' ',
+  ),
 );

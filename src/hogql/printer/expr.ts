@@ -207,14 +207,24 @@ export class ExprPrinter {
     const { minArgs: min, maxArgs: max } = def;
     if (args < min || (max !== undefined && args > max)) {
       const need =
-        max === min ? `exactly ${min}` : max === undefined ? `at least ${min}` : args < min ? `at least ${min}` : `at most ${max}`;
-      throw new HogQLQueryError(`Function '${name}' requires ${need} argument${(max ?? min) === 1 ? '' : 's'}`);
+        max === min
+          ? `exactly ${min}`
+          : max === undefined
+            ? `at least ${min}`
+            : args < min
+              ? `at least ${min}`
+              : `at most ${max}`;
+      throw new HogQLQueryError(
+        `Function '${name}' requires ${need} argument${(max ?? min) === 1 ? '' : 's'}`,
+      );
     }
     const pmin = def.minParams ?? 0;
     const pmax = def.maxParams ?? (def.minParams === undefined ? 0 : undefined);
     if (params < pmin || (pmax !== undefined && params > pmax)) {
       throw new HogQLQueryError(
-        pmax === 0 ? `Function '${name}' does not take parameters` : `Function '${name}' requires ${pmin === pmax ? 'exactly' : 'at least'} ${pmin} parameter${pmin === 1 ? '' : 's'}`,
+        pmax === 0
+          ? `Function '${name}' does not take parameters`
+          : `Function '${name}' requires ${pmin === pmax ? 'exactly' : 'at least'} ${pmin} parameter${pmin === 1 ? '' : 's'}`,
       );
     }
   }
@@ -230,11 +240,15 @@ export class ExprPrinter {
     if (def.window) throw new HogQLQueryError(`Window function '${name}' needs an OVER clause`);
     const params = c.params ?? [];
     this.checkArity(name, def, args.length, params.length);
-    if (c.distinct && !def.aggregate) throw new HogQLQueryError(`DISTINCT is only valid in aggregations, not in '${name}'`);
+    if (c.distinct && !def.aggregate)
+      throw new HogQLQueryError(`DISTINCT is only valid in aggregations, not in '${name}'`);
     const level = this.aggregates.length - 1;
     const outer = this.aggregates[level];
     if (def.aggregate) {
-      if (outer) throw new HogQLQueryError(`Aggregation '${name}' cannot be nested inside another aggregation '${outer}'.`);
+      if (outer)
+        throw new HogQLQueryError(
+          `Aggregation '${name}' cannot be nested inside another aggregation '${outer}'.`,
+        );
       this.aggregates[level] = name;
     }
     try {
@@ -274,7 +288,9 @@ export class ExprPrinter {
     if (w.over_identifier) return `${fn} OVER ${id(w.over_identifier)}`;
     const over = w.over_expr ?? { node: 'WindowExpr' };
     const frame =
-      def.unboundedFrame && !over.frame_method ? ' ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING' : '';
+      def.unboundedFrame && !over.frame_method
+        ? ' ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING'
+        : '';
     return `${fn} OVER (${this.window(over)}${frame})`;
   }
 
@@ -286,7 +302,8 @@ export class ExprPrinter {
       const bound = (f: NonNullable<WindowExpr['frame_start']>) => {
         if (f.frame_type === 'CURRENT ROW') return 'CURRENT ROW';
         const v = f.frame_value;
-        if (v !== null && v !== undefined && !Number.isSafeInteger(v)) throw new HogQLQueryError('Invalid window frame');
+        if (v !== null && v !== undefined && !Number.isSafeInteger(v))
+          throw new HogQLQueryError('Invalid window frame');
         return `${v === null || v === undefined ? 'UNBOUNDED' : v} ${f.frame_type}`;
       };
       const method = w.frame_method === 'RANGE' ? 'RANGE' : 'ROWS';

@@ -31,7 +31,8 @@ export function printHogQL(e: Expr): string {
       if (v === null) return 'NULL';
       if (typeof v === 'boolean') return v ? 'true' : 'false';
       if (typeof v === 'number') return String(v);
-      if (e.value_type === 'number') return v === 'Infinity' ? 'inf' : v === '-Infinity' ? '-inf' : v === 'NaN' ? 'nan' : v;
+      if (e.value_type === 'number')
+        return v === 'Infinity' ? 'inf' : v === '-Infinity' ? '-inf' : v === 'NaN' ? 'nan' : v;
       return hogqlString(v);
     }
     case 'Field':
@@ -79,7 +80,9 @@ export function printHogQL(e: Expr): string {
       return `${printHogQL(e.tuple)}.${e.index}`;
     case 'WindowFunction': {
       const params = e.args?.length ? `(${list(e.args)})` : '';
-      const over = e.over_identifier ? hogqlIdentifier(e.over_identifier) : `(${windowExpr(e.over_expr ?? { node: 'WindowExpr' })})`;
+      const over = e.over_identifier
+        ? hogqlIdentifier(e.over_identifier)
+        : `(${windowExpr(e.over_expr ?? { node: 'WindowExpr' })})`;
       return `${hogqlIdentifier(e.name)}${params}(${list(e.exprs)}) OVER ${over}`;
     }
     case 'OrderExpr':
@@ -114,7 +117,8 @@ function joins(j: JoinExpr): string {
     let table = t ? (t.node === 'Field' ? printHogQL(t) : printHogQL(t)) : '';
     if (x.table_args?.length) table += `(${list(x.table_args)})`;
     sql += table;
-    if (x.alias && !(t?.node === 'Field' && t.chain.join('.') === x.alias)) sql += ` AS ${hogqlIdentifier(x.alias)}`;
+    if (x.alias && !(t?.node === 'Field' && t.chain.join('.') === x.alias))
+      sql += ` AS ${hogqlIdentifier(x.alias)}`;
     if (x.table_final) sql += ' FINAL';
     if (x.constraint) sql += ` ${x.constraint.constraint_type} ${printHogQL(x.constraint.expr)}`;
   }
@@ -123,8 +127,12 @@ function joins(j: JoinExpr): string {
 
 export function printSelectHogQL(q: AnySelect): string {
   if (q.node === 'SelectSetQuery') {
-    const member = (m: AnySelect) => (m.node === 'SelectSetQuery' ? `(${printSelectHogQL(m)})` : printSelectHogQL(m));
-    return [member(q.initial_select_query), ...q.subsequent_select_queries.map((s) => `${s.set_operator} ${member(s.select_query)}`)].join(' ');
+    const member = (m: AnySelect) =>
+      m.node === 'SelectSetQuery' ? `(${printSelectHogQL(m)})` : printSelectHogQL(m);
+    return [
+      member(q.initial_select_query),
+      ...q.subsequent_select_queries.map((s) => `${s.set_operator} ${member(s.select_query)}`),
+    ].join(' ');
   }
   return selectHogQL(q);
 }

@@ -144,12 +144,22 @@ function printChain(e: Expr): string {
   return e.node === 'Field' ? e.chain.join('.') : '...';
 }
 
-function resolveField(r: Parameters<typeof resolveInSource>[0], node: Field, scope: Scope, within?: TableSource): void {
+function resolveField(
+  r: Parameters<typeof resolveInSource>[0],
+  node: Field,
+  scope: Scope,
+  within?: TableSource,
+): void {
   const chain = node.chain;
-  if (within) return resolveInSource(r, scope, within, chain, node, chain);
+  if (within) {
+    resolveInSource(r, scope, within, chain, node, chain);
+    return;
+  }
   const [head] = chain;
   if (typeof head !== 'string' || head === '*') {
-    throw new HogQLQueryError(head === '*' ? 'Cannot use * here' : `Unable to resolve field: ${chain.join('.')}`);
+    throw new HogQLQueryError(
+      head === '*' ? 'Cannot use * here' : `Unable to resolve field: ${chain.join('.')}`,
+    );
   }
   if (scope.lambdaArgs.some((args) => args.includes(head))) {
     if (chain.length > 1) throw unresolved(chain);
@@ -162,7 +172,10 @@ function resolveField(r: Parameters<typeof resolveInSource>[0], node: Field, sco
     return;
   }
   const source = chain.length > 1 ? scope.sources.get(head) : undefined;
-  if (source) return resolveInSource(r, scope, source, chain.slice(1), node, chain);
+  if (source) {
+    resolveInSource(r, scope, source, chain.slice(1), node, chain);
+    return;
+  }
   const cte = scope.ctes.get(head);
   if (cte && cte.cte_type === 'column') {
     const expr = r.resolveExpr(cloneAst(cte.expr), scope);

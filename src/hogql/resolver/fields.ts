@@ -1,8 +1,8 @@
 import { materializedEventColumn } from '../../store/events/columns.js';
 import type { Expr, Field } from '../ast.js';
 import { HogQLQueryError } from '../errors.js';
-import type { FieldDef } from '../schema/fields.js';
 import { findTable } from '../schema/database.js';
+import type { FieldDef } from '../schema/fields.js';
 import type { PropertyType } from '../types.js';
 import type { Scope, TableSource } from './scope.js';
 
@@ -70,7 +70,10 @@ function resolveDef(
       if (lazy) source.requested.add(name);
       const column = lazy ? name : f.column;
       if (rest.length) {
-        node.type = withMaterialized({ ...propertyOf(source.alias, column, f.data, rest, full), def: def?.name });
+        node.type = withMaterialized({
+          ...propertyOf(source.alias, column, f.data, rest, full),
+          def: def?.name,
+        });
         return;
       }
       node.type = {
@@ -101,7 +104,8 @@ function resolveDef(
       resolveInSource(r, scope, source, [...f.chain, ...rest], node, full);
       return;
     case 'lazy_join': {
-      if (!rest.length) throw new HogQLQueryError(`Can't select a table when a column is expected: ${show(full)}`);
+      if (!rest.length)
+        throw new HogQLQueryError(`Can't select a table when a column is expected: ${show(full)}`);
       const target = ensureJoin(scope, source, name, f);
       resolveInSource(r, scope, target, rest, node, full);
       return;
@@ -119,9 +123,17 @@ export function withMaterialized(t: PropertyType): PropertyType {
   return t;
 }
 
-export function propertyOf(table: string, column: string, data: string, rest: Chain, full: Chain): PropertyType {
+export function propertyOf(
+  table: string,
+  column: string,
+  data: string,
+  rest: Chain,
+  full: Chain,
+): PropertyType {
   if (data !== 'json') {
-    throw new HogQLQueryError(`Can not access property ${show(rest)} on field ${show(full.slice(0, full.length - rest.length))}`);
+    throw new HogQLQueryError(
+      `Can not access property ${show(rest)} on field ${show(full.slice(0, full.length - rest.length))}`,
+    );
   }
   checkPropertyChain(rest);
   return { kind: 'property', table, column, chain: rest };

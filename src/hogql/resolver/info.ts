@@ -1,7 +1,19 @@
 import type { Expr } from '../ast.js';
 import type { ValueInfo } from '../types.js';
 
-const NON_NULL_CALLS = new Set(['count', 'countIf', 'uniq', 'uniqExact', 'uniqIf', 'now', 'now64', 'today', 'length', 'empty', 'notEmpty']);
+const NON_NULL_CALLS = new Set([
+  'count',
+  'countIf',
+  'uniq',
+  'uniqExact',
+  'uniqIf',
+  'now',
+  'now64',
+  'today',
+  'length',
+  'empty',
+  'notEmpty',
+]);
 
 /** What is known about an expression's value after resolution; unknown means nullable. */
 export function infoOf(e: Expr): ValueInfo {

@@ -1,4 +1,15 @@
-import { type AnySelect, type CTE, cloneAst, compare, constant, type Expr, type Field, field, type JoinExpr, type SelectQuery } from '../ast.js';
+import {
+  type AnySelect,
+  type CTE,
+  cloneAst,
+  compare,
+  constant,
+  type Expr,
+  type Field,
+  field,
+  type JoinExpr,
+  type SelectQuery,
+} from '../ast.js';
 import { HogQLQueryError } from '../errors.js';
 import { findTable } from '../schema/database.js';
 import { starFields } from '../schema/fields.js';
@@ -72,7 +83,7 @@ function resolveSelect(q: SelectQuery, outer: Map<string, CTE>, depth: number): 
     for (const e of w.partition_by ?? []) resolve(e, scope);
     for (const e of w.order_by ?? []) resolve(e, scope);
   }
-  finalizeJoins(q, scope);
+  finalizeJoins(scope);
   return outputColumns(q);
 }
 
@@ -105,7 +116,8 @@ function registerTable(j: JoinExpr, table: Field, scope: Scope): TableSource {
   const cte = table.chain.length === 1 ? scope.ctes.get(name) : undefined;
   if (cte && cte.cte_type === 'subquery' && !j.table_args) {
     const body = cloneAst(cte.expr);
-    if (body.node !== 'SelectQuery' && body.node !== 'SelectSetQuery') throw new HogQLQueryError(`CTE ${name} is not a query`);
+    if (body.node !== 'SelectQuery' && body.node !== 'SelectSetQuery')
+      throw new HogQLQueryError(`CTE ${name} is not a query`);
     j.table = body;
     j.alias = j.alias ?? name;
     const columns = resolveAny(body, scope.ctes, scope.depth + 1);
@@ -147,7 +159,8 @@ function expandStar(item: Expr, scope: Scope): Expr[] {
     item.chain.length === 1
       ? scope.order.filter((s) => s.fromClause)
       : [scope.sources.get(String(item.chain[0]))].filter((s): s is TableSource => !!s);
-  if (!sources.length || item.chain.length > 2) throw new HogQLQueryError(`Unable to resolve field: ${item.chain.join('.')}`);
+  if (!sources.length || item.chain.length > 2)
+    throw new HogQLQueryError(`Unable to resolve field: ${item.chain.join('.')}`);
   return sources.flatMap((s) => {
     const names = s.columns ? [...s.columns.keys()] : s.def ? starFields(s.def) : [];
     return names.map((name): Field => {
@@ -163,7 +176,7 @@ function expandStar(item: Expr, scope: Scope): Expr[] {
  * lazy join goes right after the table it starts from (after earlier joins from that table), so
  * a later explicit JOIN's ON clause can use it.
  */
-function finalizeJoins(q: SelectQuery, scope: Scope): void {
+function finalizeJoins(scope: Scope): void {
   const root = new Map<TableSource, TableSource>();
   const tail = new Map<TableSource, JoinExpr>();
   for (let i = 0; i < scope.pending.length; i++) {

@@ -1,5 +1,5 @@
-import { col, type TableDef } from './fields.js';
 import { events } from './events.js';
+import { col, type TableDef } from './fields.js';
 import { groups, personDistinctIds, persons } from './persons.js';
 import { rawGroups, rawPersonDistinctIds, rawPersons, rawSessionReplayEvents, rawSessions } from './raw.js';
 import { sessionReplayEvents, sessions } from './sessions.js';

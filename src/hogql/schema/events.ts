@@ -34,9 +34,19 @@ export const events: TableDef = {
       data: 'uuid',
       hidden: true,
       expr: () =>
-        call('if', [call('empty', [field('pdi', 'person_id')]), field('event_person_id'), field('pdi', 'person_id')]),
+        call('if', [
+          call('empty', [field('pdi', 'person_id')]),
+          field('event_person_id'),
+          field('pdi', 'person_id'),
+        ]),
     },
-    pdi: { kind: 'lazy_join', table: 'person_distinct_ids', join: 'LEFT JOIN', from: 'distinct_id', to: 'distinct_id' },
+    pdi: {
+      kind: 'lazy_join',
+      table: 'person_distinct_ids',
+      join: 'LEFT JOIN',
+      from: 'distinct_id',
+      to: 'distinct_id',
+    },
     person: { kind: 'traverser', chain: ['pdi', 'person'] },
     poe: {
       kind: 'virtual',
@@ -46,7 +56,13 @@ export const events: TableDef = {
         properties: col('person_properties', 'json'),
       },
     },
-    session: { kind: 'lazy_join', table: 'sessions', join: 'LEFT JOIN', from: '$session_id', to: 'session_id' },
+    session: {
+      kind: 'lazy_join',
+      table: 'sessions',
+      join: 'LEFT JOIN',
+      from: '$session_id',
+      to: 'session_id',
+    },
     ...groupJoins,
   },
 };
