@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 /** Everything Burrow reads from its environment, parsed once at start. */
@@ -21,6 +22,40 @@ export interface Config {
   ingestBatchRows: number;
   ingestBatchDelayMs: number;
   ingestMaxPendingRows: number;
+  /** Query engine work running at once on this node. */
+  queryConcurrency: number;
+  /** Queries one project may have queued or running on this node (more is a 429). */
+  queryTeamConcurrency: number;
+  /** In-memory query cache budget, in bytes (also the budget of in-memory query statuses). */
+  queryCacheMaxBytes: number;
+  playlistCountIntervalMs: number;
+  playlistCountMaxAgeMs: number;
+  siteUrl: string | undefined;
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  dnsServers: string[] | undefined;
+  dnsTimeoutMs: number;
+  loginMaxAttempts: number;
+  loginWindowSeconds: number;
+  /** Encrypts stored secrets (batch export credentials); unset: a key file in the data directory. */
+  secretKey: string | undefined;
+  /** An OpenAI-compatible chat completions endpoint for draft_sql; unset: templates only. */
+  llm: { url: string; apiKey: string; model: string; timeoutMs: number } | undefined;
+  /** draft_sql requests allowed per user (0: unlimited). */
+  draftSqlBurstPerMinute: number;
+  draftSqlPerDay: number;
+  batchExports: {
+    scheduler: boolean;
+    allowPrivateNetworks: boolean;
+    pageRows: number;
+    settleMs: number;
+    leaseMs: number;
+    maxAttempts: number;
+    retryBaseMs: number;
+    autoPauseAfter: number;
+    concurrency: number;
+    pollMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -74,6 +109,50 @@ function identifier(env: Env, name: string, fallback?: string): string | undefin
   return raw;
 }
 
+/** `DNS_SERVERS`: comma-separated IPs, each optionally with a port (`1.2.3.4:53`, `[::1]:53`). */
+function dnsServers(env: Env): string[] | undefined {
+  const raw = env.DNS_SERVERS?.trim();
+  if (!raw) return undefined;
+  return raw.split(',').map((entry) => {
+    const server = entry.trim();
+    const match = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(server);
+    const host = match?.[1] ?? server;
+    const port = match?.[2] === undefined ? 53 : Number(match[2]);
+    if (!isIP(host) || port < 1 || port > 65535) {
+      throw new ConfigError(`DNS_SERVERS must list IP addresses (optionally with :port), got "${server}"`);
+    }
+    return server;
+  });
+}
+
+function emailFrom(env: Env): string {
+  const raw = env.EMAIL_FROM?.trim() || 'Burrow <burrow@localhost>';
+  if (!/^[^@\s<>]+@[^@\s<>]+$|<[^@\s<>]+@[^@\s<>]+>$/.test(raw)) {
+    throw new ConfigError(`EMAIL_FROM must be an email address ("Name <a@b.c>" or "a@b.c"), got "${raw}"`);
+  }
+  return raw;
+}
+
+function secretKey(env: Env): string | undefined {
+  const raw = env.BURROW_SECRET_KEY || undefined;
+  if (raw !== undefined && raw.length < 32) throw new ConfigError('BURROW_SECRET_KEY must be at least 32 characters');
+  return raw;
+}
+
+/** `LLM_API_URL` and `LLM_API_KEY` come together or not at all. */
+function llm(env: Env): Config['llm'] {
+  const endpoint = url(env, 'LLM_API_URL', ['http:', 'https:']);
+  const apiKey = env.LLM_API_KEY || undefined;
+  if (!endpoint && !apiKey) return undefined;
+  if (!endpoint || !apiKey) throw new ConfigError('LLM_API_URL and LLM_API_KEY must be set together');
+  return {
+    url: endpoint,
+    apiKey,
+    model: env.LLM_MODEL?.trim() || 'gpt-4o-mini',
+    timeoutMs: int(env, 'LLM_TIMEOUT_MS', 20_000, 100, 600_000),
+  };
+}
+
 export const ADMIN_KEY_PATTERN = /^phx_[A-Za-z0-9]{16,128}$/;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -101,5 +180,33 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchRows: int(env, 'INGEST_BATCH_ROWS', 20_000, 1, 1_000_000),
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
+    queryConcurrency: int(env, 'QUERY_CONCURRENCY', 4, 1, 1024),
+    queryTeamConcurrency: int(env, 'QUERY_TEAM_CONCURRENCY', 8, 1, 100_000),
+    queryCacheMaxBytes: int(env, 'QUERY_CACHE_MAX_BYTES', 128 * 2 ** 20, 2 ** 20, 64 * 2 ** 30),
+    playlistCountIntervalMs: int(env, 'PLAYLIST_COUNT_INTERVAL_MS', 60_000, 0, 86_400_000),
+    playlistCountMaxAgeMs: int(env, 'PLAYLIST_COUNT_MAX_AGE_MS', 1_800_000, 0, 604_800_000),
+    siteUrl: url(env, 'SITE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    emailFrom: emailFrom(env),
+    dnsServers: dnsServers(env),
+    dnsTimeoutMs: int(env, 'DNS_TIMEOUT_MS', 3000, 1, 60_000),
+    loginMaxAttempts: int(env, 'LOGIN_MAX_ATTEMPTS', 10, 1, 1_000_000),
+    loginWindowSeconds: int(env, 'LOGIN_WINDOW_SECONDS', 900, 1, 86_400),
+    secretKey: secretKey(env),
+    llm: llm(env),
+    draftSqlBurstPerMinute: int(env, 'DRAFT_SQL_BURST_PER_MINUTE', 10, 0, 1_000_000),
+    draftSqlPerDay: int(env, 'DRAFT_SQL_PER_DAY', 100, 0, 100_000_000),
+    batchExports: {
+      scheduler: env.BATCH_EXPORTS_SCHEDULER ? bool(env, 'BATCH_EXPORTS_SCHEDULER') : true,
+      allowPrivateNetworks: bool(env, 'BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS'),
+      pageRows: int(env, 'BATCH_EXPORTS_PAGE_ROWS', 20_000, 1, 1_000_000),
+      settleMs: int(env, 'BATCH_EXPORTS_SETTLE_MS', 60_000, 0, 86_400_000),
+      leaseMs: int(env, 'BATCH_EXPORTS_LEASE_MS', 60_000, 100, 86_400_000),
+      maxAttempts: int(env, 'BATCH_EXPORTS_MAX_ATTEMPTS', 5, 1, 100),
+      retryBaseMs: int(env, 'BATCH_EXPORTS_RETRY_BASE_MS', 60_000, 0, 86_400_000),
+      autoPauseAfter: int(env, 'BATCH_EXPORTS_AUTO_PAUSE_AFTER', 3, 1, 1000),
+      concurrency: int(env, 'BATCH_EXPORTS_CONCURRENCY', 2, 1, 64),
+      pollMs: int(env, 'BATCH_EXPORTS_POLL_MS', 5_000, 10, 3_600_000),
+    },
   };
 }

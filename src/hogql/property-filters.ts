@@ -42,7 +42,7 @@ export interface PropertyGroupFilter {
   values: Array<PropertyFilter | PropertyGroupFilter>;
 }
 
-export type AnyProperties = PropertyFilter[] | PropertyGroupFilter | null | undefined;
+export type AnyProperties = Array<PropertyFilter | PropertyGroupFilter> | PropertyGroupFilter | null | undefined;
 
 /** Where properties live for the table a filter applies to (`events` or `sessions`). */
 export type FilterScope = 'events' | 'sessions' | 'persons';

@@ -17,6 +17,8 @@ export const SYNC_LIMITS: QueryLimits = {
   maxResultRows: 1_000_000,
 };
 
+export const ASYNC_LIMITS: QueryLimits = { ...SYNC_LIMITS, maxExecutionTime: 600 };
+
 export function querySettings(limits: QueryLimits): Record<string, number | string> {
   return {
     readonly: 2,

@@ -4,22 +4,28 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { captureRoutes } from '../api/capture.js';
 import type { ApiOptions } from '../api/context.js';
 import { healthRoutes } from '../api/health.js';
+import { orgAccessRoutes } from '../api/org-access.js';
 import { organizationRoutes } from '../api/organizations.js';
 import { personalApiKeyRoutes } from '../api/personal-api-keys.js';
 import { projectRoutes } from '../api/projects.js';
+import { queryRoutes } from '../api/query.js';
+import { sessionRecordingRoutes } from '../api/recordings.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/authenticate.js';
 import type { Deps } from '../domain/deps.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
+import { createQueryRuntime } from '../query/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
 import type { MetaStore } from '../store/meta/db.js';
 import { type Bus, memoryBus } from '../store/shared/bus.js';
 import { installAuth } from './auth.js';
+import { installBatchExports } from './batch-exports.js';
 import { installJsonOnly } from './content.js';
 import { installErrorHandling } from './errors.js';
 import { installRouteContract, registerOpenApi } from './openapi.js';
+import { setupOrgAccess } from './org-access.js';
 import { validatorCompiler } from './validation.js';
 import { VERSION } from './version.js';
 
@@ -34,6 +40,13 @@ export interface AppOptions {
 }
 
 export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The parsed configuration, for route plugins registered without it (draft_sql). */
+    config: Config;
+  }
+}
 
 /** Assembles the HTTP server from already opened stores; the caller owns their lifecycle. */
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -56,6 +69,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     events: options.events,
     now: options.now ?? (() => new Date()),
   };
+  app.decorate('config', config);
   const bus = options.bus ?? memoryBus();
   const authenticator = createAuthenticator(deps, {
     ttlMs: config.authCacheTtlMs,
@@ -73,12 +87,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installJsonOnly(app);
   installRouteContract(app);
   await registerOpenApi(app, VERSION);
-  installAuth(app, deps, authenticator);
+  const orgAccess = await setupOrgAccess(app, deps, config);
+  installAuth(app, deps, authenticator, orgAccess.sessions);
 
   const api: ApiOptions = { deps, authenticator, probes };
   for (const plugin of [healthRoutes, userRoutes, organizationRoutes, projectRoutes, personalApiKeyRoutes]) {
     await app.register(plugin, api);
   }
+  await app.register(orgAccessRoutes, { ...api, ...orgAccess.options });
+  await app.register(sessionRecordingRoutes, { ...api, config });
+  const query = await createQueryRuntime({ config, events: options.events, bus, now: deps.now });
+  // After in-flight requests: their queries finished; background ones are abandoned with the node.
+  app.addHook('onClose', async () => query.close());
+  probes.query = () => query.ping();
+  await app.register(queryRoutes, { ...api, query });
+  await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
 
   const pipeline = createIngestPipeline(deps, {
     maxRows: config.ingestBatchRows,

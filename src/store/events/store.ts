@@ -1,7 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
+import {
+  assertMarker,
+  type EngineControl,
+  type EngineProcess,
+  engineControl,
+  untilSettledOrKilled,
+} from './control.js';
 import { migrateEvents } from './migrate.js';
+
+export type { EngineProcess } from './control.js';
 
 export type EventsBackend = 'chdb' | 'clickhouse';
 
@@ -9,6 +19,11 @@ export interface QueryOptions {
   params?: Record<string, unknown>;
   settings?: Record<string, string | number | boolean>;
   signal?: AbortSignal;
+  /**
+   * Tags the engine query (`[A-Za-z0-9_-]`) so `cancel(marker)` can stop it from anywhere; with a
+   * `signal` too, aborting kills the engine work instead of only rejecting the promise.
+   */
+  marker?: string;
 }
 
 /**
@@ -21,10 +36,21 @@ export interface EventsStore {
   /** Fully qualified, quoted name of a table in Burrow's database. */
   table(name: string): string;
   query<T = Record<string, unknown>>(sql: string, options?: QueryOptions): Promise<T[]>;
+  /** Rows as arrays with the engine's column names and types (duplicate names survive). */
+  queryRows(sql: string, options?: QueryOptions): Promise<RowsResult>;
   command(sql: string, options?: QueryOptions): Promise<void>;
   insert(table: string, rows: readonly object[]): Promise<void>;
+  /** Asks the engine to stop every running query tagged `marker`; resolves with how many it found. */
+  cancel(marker: string): Promise<number>;
+  /** Engine queries tagged `marker` that are still running, with their progress. */
+  running(marker: string): Promise<EngineProcess[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface RowsResult {
+  columns: Array<{ name: string; type: string }>;
+  rows: unknown[][];
 }
 
 export interface EventsStoreOptions {
@@ -44,24 +70,57 @@ function quoteIdentifier(name: string): string {
  */
 const DEFAULT_SETTINGS = { output_format_json_quote_64bit_integers: 0 } as const;
 
-function wrap(client: ClickHouseClient, backend: EventsBackend, database: string): EventsStore {
+function wrap(
+  client: ClickHouseClient,
+  backend: EventsBackend,
+  database: string,
+  control: EngineControl,
+): EventsStore {
+  // log_comment is always set: on chDB settings stick to the session (see control.ts).
   const clickhouseSettings = (o?: QueryOptions) =>
-    ({ ...DEFAULT_SETTINGS, ...o?.settings }) as Parameters<
+    ({ ...DEFAULT_SETTINGS, ...o?.settings, log_comment: o?.marker ?? '' }) as Parameters<
       ClickHouseClient['query']
     >[0]['clickhouse_settings'];
+  async function query<T>(
+    sql: string,
+    o: QueryOptions | undefined,
+    format: 'JSONEachRow' | 'JSONCompactEachRowWithNamesAndTypes',
+  ): Promise<T[]> {
+    const marker = o?.marker;
+    if (marker !== undefined) assertMarker(marker);
+    const run = async (signal?: AbortSignal) => {
+      const result = await client.query({
+        query: sql,
+        format,
+        query_params: o?.params,
+        clickhouse_settings: clickhouseSettings(o),
+        abort_signal: signal,
+        ...(marker && backend === 'clickhouse' ? { query_id: `${marker}_${randomUUID()}` } : {}),
+      });
+      return result.json<T>();
+    };
+    if (!marker || !o?.signal) return run(o?.signal);
+    return untilSettledOrKilled(
+      run,
+      o.signal,
+      () => control.cancel(marker),
+      () => (backend === 'chdb' ? query('SELECT 1', undefined, 'JSONEachRow') : Promise.resolve()),
+    );
+  }
   return {
     backend,
     database,
     table: (name) => `${quoteIdentifier(database)}.${quoteIdentifier(name)}`,
-    async query<T>(sql: string, o?: QueryOptions) {
-      const result = await client.query({
-        query: sql,
-        format: 'JSONEachRow',
-        query_params: o?.params,
-        clickhouse_settings: clickhouseSettings(o),
-        abort_signal: o?.signal,
-      });
-      return result.json<T>();
+    query<T>(sql: string, o?: QueryOptions) {
+      return query<T>(sql, o, 'JSONEachRow');
+    },
+    async queryRows(sql, o) {
+      const [names = [], types = [], ...rows] = await query<unknown[]>(
+        sql,
+        o,
+        'JSONCompactEachRowWithNamesAndTypes',
+      );
+      return { columns: names.map((name, i) => ({ name: String(name), type: String(types[i]) })), rows };
     },
     async command(sql, o) {
       await client.command({
@@ -79,12 +138,14 @@ function wrap(client: ClickHouseClient, backend: EventsBackend, database: string
         format: 'JSONEachRow',
       });
     },
+    cancel: (marker) => control.cancel(marker),
+    running: (marker) => control.running(marker),
     async ping() {
       const result = await client.ping();
       if (!result.success) throw result.error;
     },
     async close() {
-      await client.close();
+      await Promise.allSettled([control.close(), client.close()]);
     },
   };
 }
@@ -98,10 +159,21 @@ function chdbConnection(path: string): ClientConnection {
 
 export async function openEventsStore(options: EventsStoreOptions): Promise<EventsStore> {
   const backend: EventsBackend = options.clickhouseUrl ? 'clickhouse' : 'chdb';
+  const path = join(options.dataDir, 'events');
   const client = options.clickhouseUrl
     ? createClient({ url: options.clickhouseUrl, request_timeout: 600_000 })
-    : createClient({ connection: chdbConnection(join(options.dataDir, 'events')) });
-  const store = wrap(client, backend, options.database);
+    : createClient({ connection: chdbConnection(path) });
+  // chDB runs one query at a time per session: KILL and system.processes go through a second one.
+  let second: ClickHouseClient | undefined;
+  const controlClient = () => {
+    if (options.clickhouseUrl) return client;
+    second ??= createClient({ connection: chdbConnection(path) });
+    return second;
+  };
+  const control = engineControl(controlClient, async () => {
+    await second?.close();
+  });
+  const store = wrap(client, backend, options.database, control);
   try {
     await store.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}`);
     await migrateEvents(store);

@@ -1,0 +1,187 @@
+import {
+  type AnySelect,
+  call,
+  cloneAst,
+  compare,
+  constant,
+  type Expr,
+  field,
+  type OrderExpr,
+  type SelectQuery,
+} from '../../hogql/ast.js';
+import { isExposed } from '../../hogql/errors.js';
+import { parseExpr, parseOrderExpr } from '../../hogql/parse.js';
+import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
+import { actorsSourceFor, sourceIdChain, sourceJoinedToPersons, sourceOnly } from './actors-source.js';
+import type { QueryResult, RunnerContext } from './context.js';
+import { effectiveModifiers } from './hogql-runner.js';
+import type { QueryNode } from './kinds.js';
+import { buildListQuery, fromTable } from './list-query.js';
+import { optionalInteger, optionalObject, optionalProperties, optionalString, stringList } from './node-checks.js';
+import { pageOf, paginate, trimPage } from './paginate.js';
+import { personsById } from './persons-lookup.js';
+import type { QueryRunner } from './run.js';
+import { type Compiled, compileFor, runCompiled, type SelectOptions } from './run-select.js';
+import { DISPLAY_NAME_PROPERTIES, displayNameExpr, displayNameObject, specialName } from './special-columns.js';
+import { isoDateTimeColumns } from './values.js';
+
+export interface ActorsQueryNode extends QueryNode {
+  kind: 'ActorsQuery';
+  source?: QueryNode | null;
+  select?: string[];
+  search?: string;
+  properties?: AnyProperties;
+  fixedProperties?: AnyProperties;
+  orderBy?: string[];
+  limit?: number;
+  offset?: number;
+  modifiers?: Record<string, unknown>;
+}
+
+/** What PostHog's persons list selects when the query names no columns. */
+const DEFAULT_COLUMNS = ['person', 'id', 'person.$delete'];
+const ACTOR_COLUMNS = new Set(['person', 'actor']);
+
+function checkActorsNode(node: QueryNode): QueryNode {
+  stringList(node, 'select');
+  stringList(node, 'orderBy');
+  optionalString(node, 'search');
+  optionalProperties(node, 'properties');
+  optionalProperties(node, 'fixedProperties');
+  optionalInteger(node, 'limit');
+  optionalInteger(node, 'offset');
+  optionalObject(node, 'modifiers');
+  if (node.source !== undefined && node.source !== null) {
+    return { ...node, source: actorsSourceFor(node.source).check(node.source as QueryNode) };
+  }
+  return node;
+}
+
+const displayName = () => displayNameExpr(['properties'], ['id'], call('toString', [field('id')]));
+
+function column(text: string): Expr {
+  if (specialName(text) === 'person_display_name') return displayName();
+  if (text === 'person.$delete') return constant(1);
+  if (ACTOR_COLUMNS.has(text)) return field('id');
+  return parseExpr(text);
+}
+
+/** Person property filters and `search` (email, name, id or any distinct id, case-insensitive). */
+function personFilters(node: ActorsQueryNode): Expr[] {
+  const out: Expr[] = [];
+  for (const props of [node.properties, node.fixedProperties]) {
+    const e = propertiesToExpr(props, 'persons');
+    if (!(e.node === 'Constant' && e.value === true)) out.push(e);
+  }
+  if (node.search) {
+    const pattern = constant(`%${node.search}%`);
+    const ilike = (e: Expr) => compare('ilike', call('toString', [e]), pattern);
+    const byDistinctId: SelectQuery = {
+      node: 'SelectQuery',
+      select: [field('person_id')],
+      select_from: { node: 'JoinExpr', table: field('person_distinct_ids') },
+      where: compare('ilike', field('distinct_id'), pattern),
+    };
+    out.push({
+      node: 'Or',
+      exprs: [
+        ilike(field('properties', 'email')),
+        ilike(field('properties', 'name')),
+        ilike(field('id')),
+        compare('in', field('id'), byDistinctId),
+      ],
+    });
+  }
+  return out;
+}
+
+/** `person` alone orders by the display property; `person_display_name` by the display name. */
+function actorOrder(orderBy: string[] | undefined): OrderExpr[] | undefined {
+  if (!orderBy) return undefined;
+  const only = orderBy.length === 1 ? orderBy[0] : undefined;
+  if (only === 'person' || only === 'person ASC' || only === 'person DESC') {
+    const by = field('properties', DISPLAY_NAME_PROPERTIES[0] as string);
+    return [{ node: 'OrderExpr', expr: by, order: only === 'person DESC' ? 'DESC' : 'ASC' }];
+  }
+  return orderBy.map((text) => {
+    if (specialName(text) !== 'person_display_name') return parseOrderExpr(text) as OrderExpr;
+    return { node: 'OrderExpr', expr: displayName(), order: /DESC\s*$/i.test(text) ? 'DESC' : 'ASC' };
+  });
+}
+
+/**
+ * The query, compiled. Over a source, actors come from the source alone when every column can
+ * be read from it, else from the source joined to persons (PostHog's two attempts).
+ */
+function compileActors(node: ActorsQueryNode, input: string[], ctx: RunnerContext): Compiled {
+  const select = input.map(column);
+  const page = pageOf(node.limit, node.offset);
+  const build = (from: SelectQuery['select_from']) =>
+    paginate(
+      buildListQuery({
+        from,
+        selectInput: input,
+        select: cloneAst(select),
+        filters: personFilters(node),
+        order: actorOrder(node.orderBy),
+        timeColumn: 'created_at',
+      }),
+      page,
+    );
+  const options: SelectOptions = { modifiers: node.modifiers };
+  if (!node.source) return compileFor(build(fromTable('persons')), ctx, options);
+
+  const source = actorsSourceFor(node.source);
+  const built = source.build(node.source, ctx);
+  const sourceOptions = { ...built.options, modifiers: node.modifiers };
+  const idChain = sourceIdChain(built.query);
+  try {
+    return compileFor(build(sourceOnly(cloneAst(built.query), idChain)), ctx, sourceOptions);
+  } catch (err) {
+    if (!isExposed(err)) throw err;
+  }
+  const joined = sourceJoinedToPersons(cloneAst(built.query), idChain, cloneAst(built.query) as AnySelect);
+  return compileFor(build(joined), ctx, sourceOptions);
+}
+
+/**
+ * ActorsQuery over persons or a source query: a page of actors with HogQL columns, person
+ * filters and `search`; `person` columns come back as the person with its distinct ids.
+ */
+export async function runActorsQuery(node: ActorsQueryNode, ctx: RunnerContext): Promise<QueryResult> {
+  const input = node.select?.length ? node.select : DEFAULT_COLUMNS;
+  const page = pageOf(node.limit, node.offset);
+  const run = await runCompiled(compileActors(node, input, ctx), ctx);
+  const { rows, params } = trimPage(run.rows, page);
+  isoDateTimeColumns(rows, run.types, run.timezone);
+
+  let missing: number | null = null;
+  for (const [i, text] of input.entries()) {
+    if (specialName(text) === 'person_display_name') for (const row of rows) row[i] = displayNameObject(row[i]);
+    if (!ACTOR_COLUMNS.has(text)) continue;
+    const actors = await personsById(
+      rows.map((row) => String(row[i])),
+      ctx,
+    );
+    missing = rows.length - actors.size;
+    for (const row of rows) row[i] = actors.get(String(row[i])) ?? { id: String(row[i]) };
+  }
+  return {
+    results: rows,
+    columns: input,
+    types: run.types,
+    hogql: run.hogql,
+    clickhouse: run.clickhouse,
+    timings: [{ k: './query', t: run.seconds }],
+    error: null,
+    modifiers: effectiveModifiers(node.modifiers),
+    missing_actors_count: missing,
+    ...params,
+  };
+}
+
+export const actorsRunner: QueryRunner = {
+  check: checkActorsNode,
+  run: (node, ctx) => runActorsQuery(node as ActorsQueryNode, ctx),
+  staleness: { interval: 'minute' },
+};

@@ -1,0 +1,17 @@
+import type { EventsStore } from '../../store/events/store.js';
+
+/** What a query runner needs about the project and the engine. */
+export interface RunnerContext {
+  teamId: number;
+  timezone: string;
+  weekStartDay: 0 | 1;
+  events: EventsStore;
+  now: Date;
+  /** Background queries get the longer engine time limit. */
+  async: boolean;
+  marker?: string;
+  signal?: AbortSignal;
+}
+
+/** The result part of a query response (cache fields are added around it). */
+export type QueryResult = Record<string, unknown> & { results: unknown };

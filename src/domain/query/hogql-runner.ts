@@ -1,0 +1,97 @@
+import { compileSelect } from '../../hogql/compile.js';
+import { DEFAULT_RETURNED_ROWS } from '../../hogql/limits.js';
+import { ASYNC_LIMITS, SYNC_LIMITS } from '../../hogql/settings.js';
+import { ApiError } from '../errors.js';
+import type { QueryResult, RunnerContext } from './context.js';
+import { filtersExpr, type HogQLFilters } from './filters.js';
+
+export interface HogQLQueryNode {
+  kind: 'HogQLQuery';
+  query: string;
+  values?: Record<string, unknown>;
+  variables?: Record<string, { variableId?: string; code_name: string; value?: unknown; isNull?: boolean }>;
+  filters?: HogQLFilters;
+  modifiers?: Record<string, unknown>;
+  name?: string;
+}
+
+/** Modifiers Burrow applies (and reports back as `modifiers`). */
+export function effectiveModifiers(given: Record<string, unknown> | undefined) {
+  return {
+    personsOnEventsMode: 'person_id_override_properties_joined',
+    materializationMode: 'legacy_null_as_null',
+    sessionTableVersion: 'v2',
+    convertToProjectTimezone: given?.convertToProjectTimezone !== false,
+    bounceRatePageViewMode: 'count_pageviews',
+  };
+}
+
+export function checkHogQLNode(node: Record<string, unknown>): HogQLQueryNode {
+  if (typeof node.query !== 'string' || !node.query.trim()) {
+    throw new ApiError(
+      400,
+      'validation_error',
+      'parse_error',
+      '1 validation error for QueryRequest\nquery.HogQLQuery.query: Field required',
+      'query',
+    );
+  }
+  for (const key of ['values', 'variables', 'filters', 'modifiers'] as const) {
+    const v = node[key];
+    if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) {
+      throw new ApiError(
+        400,
+        'validation_error',
+        'parse_error',
+        `1 validation error for QueryRequest\nquery.HogQLQuery.${key}: Input should be an object`,
+        key,
+      );
+    }
+  }
+  return node as unknown as HogQLQueryNode;
+}
+
+/**
+ * HogQLQuery: compile for the project and run. Without a LIMIT of its own the query is paginated:
+ * 101 rows are fetched for 100 returned, and `hasMore` says whether there were more.
+ */
+export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): Promise<QueryResult> {
+  const modifiers = effectiveModifiers(node.modifiers);
+  const timezone = modifiers.convertToProjectTimezone ? ctx.timezone : 'UTC';
+  const compiled = compileSelect(node.query, {
+    teamId: ctx.teamId,
+    timezone,
+    weekStartDay: ctx.weekStartDay,
+    table: (t) => ctx.events.table(t),
+    values: node.values,
+    variables: node.variables,
+    exprs: { filters: filtersExpr(node.filters, ctx.timezone, ctx.now) },
+    defaultLimit: DEFAULT_RETURNED_ROWS + 1,
+    limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
+  });
+  const started = performance.now();
+  const out = await ctx.events.queryRows(compiled.sql, {
+    params: compiled.params,
+    marker: ctx.marker,
+    signal: ctx.signal,
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  const paginated = !compiled.hadLimit;
+  const results = paginated ? out.rows.slice(0, DEFAULT_RETURNED_ROWS) : out.rows;
+  return {
+    results,
+    columns: compiled.columns,
+    types: out.columns.map((c, i) => [compiled.columns[i] ?? c.name, c.type]),
+    hogql: paginated
+      ? compiled.hogql.replace(/LIMIT 101$/, `LIMIT ${DEFAULT_RETURNED_ROWS}`)
+      : compiled.hogql,
+    clickhouse: compiled.sql,
+    query: node.query,
+    timings: [{ k: './query', t: elapsed }],
+    error: null,
+    modifiers,
+    ...(paginated
+      ? { hasMore: out.rows.length > DEFAULT_RETURNED_ROWS, limit: DEFAULT_RETURNED_ROWS, offset: 0 }
+      : {}),
+  };
+}

@@ -1,0 +1,36 @@
+import type { QueryResult, RunnerContext } from './context.js';
+import { actorsRunner } from './actors-runner.js';
+import { eventsRunner } from './events-runner.js';
+import { checkHogQLNode, runHogQLQuery } from './hogql-runner.js';
+import { type QueryNode, unsupportedKind } from './kinds.js';
+import { sessionsRunner } from './sessions-runner.js';
+
+export interface QueryRunner {
+  /** Validates the node before anything is cached or queued (400 on a bad node). */
+  check(node: QueryNode): QueryNode;
+  run(node: QueryNode, ctx: RunnerContext): Promise<QueryResult>;
+  /** Staleness interval: queries without a date range use `minute`; HogQL's target age uses `day`. */
+  staleness?: { interval?: 'minute' | 'hour' | 'day' | 'week' | 'month' | null; targetAgeInterval?: 'day' };
+}
+
+const RUNNERS: Record<string, QueryRunner> = {
+  HogQLQuery: {
+    check: (node) => checkHogQLNode(node) as unknown as QueryNode,
+    run: (node, ctx) => runHogQLQuery(node as never, ctx),
+    staleness: { interval: 'minute', targetAgeInterval: 'day' },
+  },
+  EventsQuery: eventsRunner,
+  ActorsQuery: actorsRunner,
+  SessionsQuery: sessionsRunner,
+};
+
+/** Adds a runner for a kind (each kind's module registers itself through this). */
+export function registerRunner(kind: string, runner: QueryRunner): void {
+  RUNNERS[kind] = runner;
+}
+
+export function runnerFor(kind: string): QueryRunner {
+  const runner = RUNNERS[kind];
+  if (!runner) throw unsupportedKind(kind);
+  return runner;
+}
