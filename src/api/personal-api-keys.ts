@@ -60,14 +60,15 @@ function toKey(key: PersonalApiKeyRecord | KeyWithValue) {
 }
 
 /**
- * PostHog lets personal keys only read themselves here. Until session login exists (members issue),
- * a full-access (`*`) key is how keys are managed over HTTP; the CLI works without one.
+ * PostHog lets personal keys only read themselves here and manages keys from a login session. Burrow
+ * accepts the session cookie of `POST /api/login/` on these routes, and also a full-access (`*`)
+ * key, so keys can be managed without a browser; the CLI works without either.
  */
 export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator }) => {
   app.get(
     '/api/personal_api_keys/',
     {
-      config: { scope: INTERNAL },
+      config: { scope: INTERNAL, session: true },
       schema: {
         tags,
         summary: "The caller's keys, newest first (not paginated, as in PostHog)",
@@ -80,7 +81,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.post(
     '/api/personal_api_keys/',
     {
-      config: { scope: INTERNAL },
+      config: { scope: INTERNAL, session: true },
       schema: {
         tags,
         summary: 'Mint a key; the response is the only time its value is shown',
@@ -95,7 +96,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.get(
     '/api/personal_api_keys/:id/',
     {
-      config: { scope: AUTHENTICATED },
+      config: { scope: AUTHENTICATED, session: true },
       schema: {
         tags,
         summary: 'One key; `@current` is the calling key',
@@ -109,7 +110,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.patch(
     '/api/personal_api_keys/:id/',
     {
-      config: { scope: INTERNAL },
+      config: { scope: INTERNAL, session: true },
       schema: {
         tags,
         summary: "Change a key's label, scopes or restrictions",
@@ -133,7 +134,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.post(
     '/api/personal_api_keys/:id/roll/',
     {
-      config: { scope: INTERNAL },
+      config: { scope: INTERNAL, session: true },
       schema: {
         tags,
         summary: 'Replace the secret; the old value stops working at once',
@@ -151,7 +152,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.delete(
     '/api/personal_api_keys/:id/',
     {
-      config: { scope: INTERNAL },
+      config: { scope: INTERNAL, session: true },
       schema: { tags, summary: 'Revoke a key', params: IdParams, response: { 204: Type.Null() } },
     },
     async (request, reply) => {

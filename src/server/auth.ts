@@ -18,6 +18,8 @@ declare module 'fastify' {
     scope?: RouteScope;
     /** The route works on the caller's current organization without naming it in the path. */
     currentOrganization?: boolean;
+    /** A login session cookie authenticates here too, when no API key is sent. */
+    session?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -48,6 +50,19 @@ function targetOf(request: FastifyRequest): Target {
   return {};
 }
 
+/** Resolves login session cookies; without one, only API keys authenticate. */
+export interface SessionResolver {
+  cookie: string;
+  resolve(token: string): Promise<Principal | undefined>;
+}
+
+export function sessionToken(request: FastifyRequest, cookie: string): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  const token = request.server.parseCookie(header)[cookie];
+  return token || undefined;
+}
+
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw notAuthenticated();
   return request.principal;
@@ -69,7 +84,12 @@ export function organizationAccessOf(request: FastifyRequest): OrganizationAcces
  * from parse or validation errors. Project and organization ids in the path are resolved here and
  * handed to the route as `request.access`.
  */
-export function installAuth(app: FastifyInstance, deps: Deps, authenticator: Authenticator) {
+export function installAuth(
+  app: FastifyInstance,
+  deps: Deps,
+  authenticator: Authenticator,
+  sessions?: SessionResolver,
+) {
   app.decorateRequest('principal', null);
   app.decorateRequest('access', null);
   // Callback style: a recently seen key on a route without a project or organization is
@@ -82,7 +102,18 @@ export function installAuth(app: FastifyInstance, deps: Deps, authenticator: Aut
       return done(request.routeOptions.url?.startsWith('/api/') ? permissionDenied() : undefined);
     if ('kind' in required && required.kind === 'public') return done();
     const found = credential(request);
-    if (!found) return done(notAuthenticated());
+    if (!found) {
+      // A key always wins over a cookie (PostHog tries keys before sessions); routes opt in.
+      const token = config.session && sessions ? sessionToken(request, sessions.cookie) : undefined;
+      if (!token || !sessions) return done(notAuthenticated());
+      (async () => {
+        const principal = await sessions.resolve(token);
+        if (!principal) throw notAuthenticated();
+        request.principal = principal;
+        request.access = await authorize(deps, principal, required, targetOf(request));
+      })().then(() => done(), done);
+      return;
+    }
     const target = targetOf(request);
     const cached = authenticator.peek(found.value);
     if (cached && !('projectId' in target) && !('organizationId' in target)) {

@@ -2,6 +2,9 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import { type ColumnTypes, columnTypes, type DialectName } from './codec.js';
 import * as m0001 from './migrations/0001_init.js';
 import * as m0002 from './migrations/0002_persons.js';
+import * as m0003 from './migrations/0003_org_access.js';
+import * as m0004 from './migrations/0004_playlists.js';
+import * as m0005 from './migrations/0005_batch_exports.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -9,6 +12,9 @@ type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> 
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001_init': m0001,
   '0002_persons': m0002,
+  '0003_org_access': m0003,
+  '0004_playlists': m0004,
+  '0005_batch_exports': m0005,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { BatchExportBackfillsTable, BatchExportRunsTable, BatchExportsTable } from './batch-export-tables.js';
 
 /**
  * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and
@@ -107,7 +108,98 @@ export interface GroupsTable {
   created_at: Timestamp;
 }
 
+export interface OrganizationDomainsTable {
+  id: string;
+  organization_id: string;
+  domain: string;
+  verification_challenge: string;
+  verified_at: NullableTimestamp;
+  last_verification_retry: NullableTimestamp;
+  jit_provisioning_enabled: Bool;
+  sso_enforcement: string;
+  saml_entity_id: string | null;
+  saml_acs_url: string | null;
+  saml_x509_cert: string | null;
+  created_at: Timestamp;
+}
+
+export interface OrganizationInvitesTable {
+  id: string;
+  organization_id: string;
+  target_email: string;
+  first_name: string;
+  created_by_id: number | null;
+  emailing_attempt_made: Bool;
+  level: number;
+  message: string | null;
+  private_project_access: Json;
+  accepted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface LoginSessionsTable {
+  id: string;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface MemberProjectAccessTable {
+  membership_id: string;
+  team_id: number;
+  level: string;
+}
+
+export interface SessionRecordingPlaylistsTable {
+  id: Generated<number>;
+  short_id: string;
+  team_id: number;
+  name: string | null;
+  derived_name: string | null;
+  description: string;
+  pinned: Bool;
+  deleted: Bool;
+  filters: Json;
+  type: string | null;
+  created_at: Timestamp;
+  created_by: number | null;
+  last_modified_at: Timestamp;
+  last_modified_by: number | null;
+  last_counted_at: NullableTimestamp;
+  counts: ColumnType<unknown, string | null, string | null>;
+  count_errors: ColumnType<number, number | undefined, number>;
+}
+
+export interface SessionRecordingPlaylistItemsTable {
+  playlist_id: number;
+  session_id: string;
+  created_at: Timestamp;
+}
+
+export interface SessionRecordingPlaylistMatchesTable {
+  playlist_id: number;
+  session_id: string;
+}
+
+export interface SessionRecordingsTable {
+  team_id: number;
+  session_id: string;
+  deleted: Bool;
+  created_at: Timestamp;
+}
+
+export interface SessionRecordingViewsTable {
+  team_id: number;
+  user_id: number;
+  session_id: string;
+  created_at: Timestamp;
+}
+
 export interface MetaTables {
+  batch_exports: BatchExportsTable;
+  batch_export_backfills: BatchExportBackfillsTable;
+  batch_export_runs: BatchExportRunsTable;
   persons: PersonsTable;
   person_distinct_ids: PersonDistinctIdsTable;
   group_type_mappings: GroupTypeMappingsTable;
@@ -117,4 +209,13 @@ export interface MetaTables {
   users: UsersTable;
   organization_memberships: MembershipsTable;
   personal_api_keys: PersonalApiKeysTable;
+  session_recording_playlists: SessionRecordingPlaylistsTable;
+  session_recording_playlist_items: SessionRecordingPlaylistItemsTable;
+  session_recording_playlist_matches: SessionRecordingPlaylistMatchesTable;
+  session_recordings: SessionRecordingsTable;
+  session_recording_views: SessionRecordingViewsTable;
+  organization_domains: OrganizationDomainsTable;
+  organization_invites: OrganizationInvitesTable;
+  login_sessions: LoginSessionsTable;
+  member_project_access: MemberProjectAccessTable;
 }

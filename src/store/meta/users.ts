@@ -20,7 +20,7 @@ export interface UserRecord {
 
 export type NewUser = Omit<UserRecord, 'id'>;
 
-type Row = {
+export type UserRow = {
   id: number;
   uuid: string;
   distinct_id: string;
@@ -36,7 +36,7 @@ type Row = {
   last_login: Date | string | null;
 };
 
-function toRecord(row: Row): UserRecord {
+export function toRecord(row: UserRow): UserRecord {
   return {
     id: row.id,
     uuid: row.uuid,
