@@ -1,0 +1,132 @@
+import { validationError } from '../errors.js';
+import { at, choice, list, number, object, required, string, unsupported } from './check.js';
+import {
+  type ConsoleLevel,
+  type Leaf,
+  METRIC_OPERATORS,
+  METRICS,
+  PROPERTY_OPERATORS,
+  type PropertyCondition,
+} from './filter-types.js';
+
+const MAX_VALUES = 500;
+const TYPES = ['events', 'actions', 'event', 'person', 'recording', 'log_entry'] as const;
+const NOT_YET: Record<string, string> = {
+  session: 'Filtering recordings by session properties',
+  cohort: 'Filtering recordings by cohort',
+  group: 'Filtering recordings by group properties',
+  element: 'Filtering recordings by element properties',
+  hogql: 'Filtering recordings with HogQL expressions',
+  data_warehouse: 'Filtering recordings by data warehouse properties',
+  data_warehouse_person_property: 'Filtering recordings by data warehouse properties',
+  feature: 'Filtering recordings by feature flags',
+};
+
+const scalar = (v: unknown, path: string): string => {
+  if (typeof v === 'string') return string(v, path);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw validationError('Not a valid string.', path);
+};
+
+/** A property condition's operator and value, checked for each other. */
+export function condition(
+  raw: Record<string, unknown>,
+  path: string,
+  source: 'event' | 'person',
+): PropertyCondition {
+  const key = string(required(raw.key, at(path, 'key')), at(path, 'key'), 400);
+  if (key === '') throw validationError('This field may not be blank.', at(path, 'key'), 'blank');
+  const operator = choice(raw.operator ?? 'exact', PROPERTY_OPERATORS, at(path, 'operator'));
+  const vPath = at(path, 'value');
+  if (operator === 'is_set' || operator === 'is_not_set') return { source, key, operator, values: [] };
+  const value = required(raw.value, vPath);
+  if (operator === 'gt' || operator === 'gte' || operator === 'lt' || operator === 'lte') {
+    return {
+      source,
+      key,
+      operator,
+      values: [],
+      number: number(Array.isArray(value) ? value[0] : value, vPath),
+    };
+  }
+  const values = Array.isArray(value)
+    ? list(value, vPath, MAX_VALUES).map((v, i) => scalar(v, at(vPath, i)))
+    : [scalar(value, vPath)];
+  if (values.length === 0) throw validationError('This list may not be empty.', vPath, 'empty');
+  if (operator === 'regex' || operator === 'not_regex') {
+    try {
+      new RegExp(values[0] as string);
+    } catch {
+      throw validationError(`"${values[0]}" is not a valid regular expression.`, vPath);
+    }
+  }
+  return { source, key, operator, values };
+}
+
+function recordingLeaf(raw: Record<string, unknown>, path: string): Leaf {
+  const key = required(raw.key, at(path, 'key'));
+  if (key === 'snapshot_source') {
+    const c = condition(raw, path, 'event');
+    if (c.operator !== 'exact' && c.operator !== 'is_not') {
+      throw validationError(`"${c.operator}" is not a valid choice.`, at(path, 'operator'), 'invalid_choice');
+    }
+    return { kind: 'snapshot_source', negate: c.operator === 'is_not', values: c.values };
+  }
+  if (key === 'visited_page') return { kind: 'visited_page', condition: condition(raw, path, 'event') };
+  if (key === 'comment_text') throw unsupported('Filtering recordings by comments', at(path, 'key'));
+  const metric = choice(key, METRICS, at(path, 'key'));
+  const operator = choice(raw.operator ?? 'gt', METRIC_OPERATORS, at(path, 'operator'));
+  const value = number(required(raw.value, at(path, 'value')), at(path, 'value'));
+  if (value < 0)
+    throw validationError('Ensure this value is greater than or equal to 0.', at(path, 'value'), 'min_value');
+  return { kind: 'metric', metric, operator, value };
+}
+
+export function consoleLevels(raw: unknown, path: string): ConsoleLevel[] {
+  const levels = list(raw, path, 10).map((v, i) =>
+    choice(v, ['info', 'log', 'warn', 'error'] as const, at(path, i)),
+  );
+  return [...new Set(levels.map((l) => (l === 'info' ? 'log' : l)))];
+}
+
+function entityLeaf(raw: Record<string, unknown>, path: string): Leaf {
+  const id = raw.id === undefined || raw.id === null ? null : string(raw.id, at(path, 'id'), 400);
+  const props = raw.properties ?? [];
+  const properties = list(props, at(path, 'properties'), 100).map((p, i) => {
+    const item = object(p, at(at(path, 'properties'), i));
+    const type = item.type ?? 'event';
+    if (type !== 'event')
+      throw unsupported(`A "${String(type)}" property on an event filter`, at(at(path, 'properties'), i));
+    return condition(item, at(at(path, 'properties'), i), 'event');
+  });
+  return { kind: 'event', event: id, properties };
+}
+
+/** One filter of any kind PostHog's recording filters carry. */
+export function leaf(rawValue: unknown, path: string): Leaf {
+  const raw = object(rawValue, path);
+  const type = raw.type;
+  if (typeof type === 'string' && NOT_YET[type]) throw unsupported(NOT_YET[type], at(path, 'type'));
+  switch (choice(required(type, at(path, 'type')), TYPES, at(path, 'type'))) {
+    case 'events':
+      return entityLeaf(raw, path);
+    case 'actions':
+      // Burrow has no actions yet, so no id can name one.
+      throw validationError(`Action ${String(raw.id)} does not exist.`, at(path, 'id'));
+    case 'event':
+      return { kind: 'property', condition: condition(raw, path, 'event') };
+    case 'person':
+      return { kind: 'property', condition: condition(raw, path, 'person') };
+    case 'recording':
+      return recordingLeaf(raw, path);
+    case 'log_entry': {
+      if (raw.key === 'message') throw unsupported('Searching console log messages', at(path, 'key'));
+      choice(required(raw.key, at(path, 'key')), ['level'] as const, at(path, 'key'));
+      const value = required(raw.value, at(path, 'value'));
+      return {
+        kind: 'console',
+        levels: consoleLevels(Array.isArray(value) ? value : [value], at(path, 'value')),
+      };
+    }
+  }
+}
