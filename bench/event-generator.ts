@@ -17,9 +17,14 @@ export function generator(seed = 42) {
   return { rand, pick, skewed };
 }
 
-export const EVENT_NAMES = ['$pageview', '$autocapture', '$pageleave', 'signup', 'purchase', '$identify'].concat(
-  Array.from({ length: 44 }, (_, i) => `custom_event_${i}`),
-);
+export const EVENT_NAMES = [
+  '$pageview',
+  '$autocapture',
+  '$pageleave',
+  'signup',
+  'purchase',
+  '$identify',
+].concat(Array.from({ length: 44 }, (_, i) => `custom_event_${i}`));
 const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Microsoft Edge', 'Opera', 'Samsung Internet'];
 const OSES = ['Windows', 'Mac OS X', 'iOS', 'Android', 'Linux'];
 const PATHS = ['/', '/pricing', '/signup', '/login', '/docs', '/blog'].concat(
@@ -64,14 +69,20 @@ export function eventRow(g: ReturnType<typeof generator>, i: number, teamId: num
   };
 }
 
-export function personRows(g: ReturnType<typeof generator>, teamId: number): { persons: PersonRow[]; pdis: DistinctIdRow[] } {
+export function personRows(
+  g: ReturnType<typeof generator>,
+  teamId: number,
+): { persons: PersonRow[]; pdis: DistinctIdRow[] } {
   const persons: PersonRow[] = [];
   const pdis: DistinctIdRow[] = [];
   for (let u = 0; u < USERS; u++) {
     persons.push({
       id: personId(u),
       team_id: teamId,
-      properties: JSON.stringify({ email: `user${u}@example.com`, plan: g.pick(['free', 'pro', 'enterprise']) }),
+      properties: JSON.stringify({
+        email: `user${u}@example.com`,
+        plan: g.pick(['free', 'pro', 'enterprise']),
+      }),
       is_identified: 1,
       created_at: ts(NOW - 60 * DAY),
       version: 0,

@@ -18,7 +18,11 @@ import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/eve
 import { eventRow, generator, personRows } from './event-generator.js';
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '7' }, dir: { type: 'string' } },
+  options: {
+    rows: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '7' },
+    dir: { type: 'string' },
+  },
 });
 const ROWS = Number(values.rows);
 const RUNS = Number(values.runs);
@@ -32,7 +36,8 @@ const creds = boot ?? JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), '
 const team = creds.project_id as number;
 const events = stores.events;
 
-const [{ n }] = await events.query<{ n: number }>(`SELECT count() AS n FROM ${events.table('events')}`);
+const [counted] = await events.query<{ n: number }>(`SELECT count() AS n FROM ${events.table('events')}`);
+const n = counted?.n ?? 0;
 if (n < ROWS) {
   console.log(`generating ${ROWS} events...`);
   const g = generator();
@@ -51,16 +56,28 @@ if (n < ROWS) {
 
 const SUITE: Array<[string, string]> = [
   ['counts by day', 'SELECT toStartOfDay(timestamp) AS day, count() FROM events GROUP BY day ORDER BY day'],
-  ['unique users by event', 'SELECT event, uniq(distinct_id) AS users FROM events GROUP BY event ORDER BY users DESC LIMIT 50'],
-  ['property breakdown', "SELECT properties.$browser AS browser, count() AS c FROM events WHERE event = '$pageview' GROUP BY browser ORDER BY c DESC LIMIT 20"],
+  [
+    'unique users by event',
+    'SELECT event, uniq(distinct_id) AS users FROM events GROUP BY event ORDER BY users DESC LIMIT 50',
+  ],
+  [
+    'property breakdown',
+    "SELECT properties.$browser AS browser, count() AS c FROM events WHERE event = '$pageview' GROUP BY browser ORDER BY c DESC LIMIT 20",
+  ],
   ['person-property filter (lazy join)', "SELECT count() FROM events WHERE person.properties.plan = 'pro'"],
   ['session duration percentiles', 'SELECT quantiles(0.5, 0.9, 0.99)($session_duration) FROM sessions'],
   [
     'funnel (windowFunnel)',
     "SELECT level, count() FROM (SELECT distinct_id, windowFunnel(86400)(toDateTime(timestamp), event = '$pageview', event = 'signup', event = 'purchase') AS level FROM events GROUP BY distinct_id) GROUP BY level ORDER BY level",
   ],
-  ['top paths', "SELECT properties.$pathname AS path, count() AS c FROM events WHERE event = '$pageview' GROUP BY path ORDER BY c DESC LIMIT 10"],
-  ['raw event page', 'SELECT uuid, event, timestamp, properties.$browser FROM events ORDER BY timestamp DESC LIMIT 100'],
+  [
+    'top paths',
+    "SELECT properties.$pathname AS path, count() AS c FROM events WHERE event = '$pageview' GROUP BY path ORDER BY c DESC LIMIT 10",
+  ],
+  [
+    'raw event page',
+    'SELECT uuid, event, timestamp, properties.$browser FROM events ORDER BY timestamp DESC LIMIT 100',
+  ],
 ];
 
 await loadParser();
@@ -72,7 +89,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
 const ratios: number[] = [];
 for (const [name, hogql] of SUITE) {
-  const compiled = compileSelect(hogql, { teamId: team, timezone: 'UTC', weekStartDay: 0, table: (t) => events.table(t) });
+  const compiled = compileSelect(hogql, {
+    teamId: team,
+    timezone: 'UTC',
+    weekStartDay: 0,
+    table: (t) => events.table(t),
+  });
   const api: number[] = [];
   const raw: number[] = [];
   for (let r = 0; r <= RUNS; r++) {
@@ -95,7 +117,9 @@ for (const [name, hogql] of SUITE) {
   }
   const ratio = median(api) / median(raw);
   ratios.push(ratio);
-  console.log(`${name.padEnd(36)} api ${median(api).toFixed(1).padStart(8)}  engine ${median(raw).toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`);
+  console.log(
+    `${name.padEnd(36)} api ${median(api).toFixed(1).padStart(8)}  engine ${median(raw).toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
+  );
 }
 console.log(`median ratio ${median(ratios).toFixed(2)} (target ≤ 1.10 per query)`);
 await app.close();

@@ -39,7 +39,7 @@ describe.skipIf(!servers)('query status and cancel across two nodes', () => {
     nodes.push(runTs('src/main.ts', [], env(dirs[1] as string)));
     const b = JSON.parse(await nodes[1]!.waitFor(/burrow ready/, 60_000)).url as string;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const me = await (await fetch(`${a}/api/users/@me/`, { headers })).json();
+    const me = (await (await fetch(`${a}/api/users/@me/`, { headers })).json()) as { team: { id: number } };
     const project = me.team.id as number;
     const path = `/api/environments/${project}/query/`;
 
@@ -47,7 +47,10 @@ describe.skipIf(!servers)('query status and cancel across two nodes', () => {
       method: 'POST',
       headers,
       body: JSON.stringify({
-        query: { kind: 'HogQLQuery', query: 'SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1' },
+        query: {
+          kind: 'HogQLQuery',
+          query: 'SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1',
+        },
         refresh: 'force_async',
         client_query_id: 'two-nodes-slow',
       }),
@@ -56,7 +59,10 @@ describe.skipIf(!servers)('query status and cancel across two nodes', () => {
     await new Promise((r) => setTimeout(r, 500));
     const seen = await fetch(`${b}${path}two-nodes-slow/?show_progress=true`, { headers });
     expect(seen.status).toBe(202);
-    expect((await seen.json()).query_status).toMatchObject({ id: 'two-nodes-slow', complete: false });
+    expect(((await seen.json()) as { query_status: unknown }).query_status).toMatchObject({
+      id: 'two-nodes-slow',
+      complete: false,
+    });
 
     expect((await fetch(`${b}${path}two-nodes-slow/`, { method: 'DELETE', headers })).status).toBe(204);
     let status = 202;
@@ -65,7 +71,7 @@ describe.skipIf(!servers)('query status and cancel across two nodes', () => {
       await new Promise((r) => setTimeout(r, 100));
       const res = await fetch(`${a}${path}two-nodes-slow/`, { headers });
       status = res.status;
-      body = await res.json();
+      body = (await res.json()) as typeof body;
     }
     expect(status).toBe(400);
     expect(body?.query_status.error_message).toBe('Query was cancelled.');

@@ -12,6 +12,7 @@ import { type QueryNode, unwrapQuery } from '../domain/query/kinds.js';
 import { runnerFor } from '../domain/query/run.js';
 import { scope } from '../domain/scopes.js';
 import { loadParser } from '../hogql/parse.js';
+import type { AnyProperties } from '../hogql/property-filters.js';
 import type { QueryRuntime } from '../query/runtime.js';
 import { projectAccessOf } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
@@ -78,7 +79,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
       clientQueryId: body.client_query_id ?? null,
       modifiers: node.modifiers,
       cacheKeyExtra: { runner: node.kind, week_start_day: team.weekStartDay ?? 0, version: 1 },
-      staleness: runner.staleness,
+      staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
       signal: abort.signal,
       run: async ({ signal, marker }) => {
         try {
@@ -87,6 +88,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
             timezone: team.timezone,
             weekStartDay: team.weekStartDay === 1 ? 1 : 0,
             events: deps.events,
+            testAccountFilters: team.testAccountFilters as AnyProperties,
             now: deps.now(),
             async: false,
             marker,
