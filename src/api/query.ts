@@ -37,6 +37,15 @@ type Body = Static<typeof QueryRequestBody>;
 /** Applies the request's overrides to the (unwrapped) node, as PostHog does before running it. */
 function prepare(body: Body): QueryNode {
   const node = { ...unwrapQuery(body.query) };
+  const override = body.filters_override as DashboardFilter | null | undefined;
+  if (override && (node.kind === 'EventsQuery' || node.kind === 'SessionsQuery')) {
+    // Dashboard filters narrow list queries the way PostHog applies them: dates and properties.
+    if (override.date_from) node.after = override.date_from;
+    if (override.date_to) node.before = override.date_to;
+    if (override.properties?.length) {
+      node.properties = [...(Array.isArray(node.properties) ? node.properties : []), ...override.properties];
+    }
+  }
   if (node.kind === 'HogQLQuery') {
     const filters = applyDashboardFilters(
       node.filters as never,

@@ -1,46 +1,31 @@
-import {
-  type AnySelect,
-  call,
-  cloneAst,
-  compare,
-  constant,
-  type Expr,
-  field,
-  type OrderExpr,
-  type SelectQuery,
-} from '../../hogql/ast.js';
+import { type AnySelect, cloneAst, type SelectQuery } from '../../hogql/ast.js';
 import { isExposed } from '../../hogql/errors.js';
-import { parseExpr, parseOrderExpr } from '../../hogql/parse.js';
-import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
+import {
+  ACTOR_COLUMNS,
+  type ActorsQueryNode,
+  actorOrder,
+  column,
+  DEFAULT_COLUMNS,
+  personFilters,
+} from './actors-columns.js';
 import { actorsSourceFor, sourceIdChain, sourceJoinedToPersons, sourceOnly } from './actors-source.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { effectiveModifiers } from './hogql-runner.js';
 import type { QueryNode } from './kinds.js';
 import { buildListQuery, fromTable } from './list-query.js';
-import { optionalInteger, optionalObject, optionalProperties, optionalString, stringList } from './node-checks.js';
+import {
+  optionalInteger,
+  optionalObject,
+  optionalProperties,
+  optionalString,
+  stringList,
+} from './node-checks.js';
 import { pageOf, paginate, trimPage } from './paginate.js';
 import { personsById } from './persons-lookup.js';
 import type { QueryRunner } from './run.js';
 import { type Compiled, compileFor, runCompiled, type SelectOptions } from './run-select.js';
-import { DISPLAY_NAME_PROPERTIES, displayNameExpr, displayNameObject, specialName } from './special-columns.js';
+import { displayNameObject, specialName } from './special-columns.js';
 import { isoDateTimeColumns } from './values.js';
-
-export interface ActorsQueryNode extends QueryNode {
-  kind: 'ActorsQuery';
-  source?: QueryNode | null;
-  select?: string[];
-  search?: string;
-  properties?: AnyProperties;
-  fixedProperties?: AnyProperties;
-  orderBy?: string[];
-  limit?: number;
-  offset?: number;
-  modifiers?: Record<string, unknown>;
-}
-
-/** What PostHog's persons list selects when the query names no columns. */
-const DEFAULT_COLUMNS = ['person', 'id', 'person.$delete'];
-const ACTOR_COLUMNS = new Set(['person', 'actor']);
 
 function checkActorsNode(node: QueryNode): QueryNode {
   stringList(node, 'select');
@@ -55,58 +40,6 @@ function checkActorsNode(node: QueryNode): QueryNode {
     return { ...node, source: actorsSourceFor(node.source).check(node.source as QueryNode) };
   }
   return node;
-}
-
-const displayName = () => displayNameExpr(['properties'], ['id'], call('toString', [field('id')]));
-
-function column(text: string): Expr {
-  if (specialName(text) === 'person_display_name') return displayName();
-  if (text === 'person.$delete') return constant(1);
-  if (ACTOR_COLUMNS.has(text)) return field('id');
-  return parseExpr(text);
-}
-
-/** Person property filters and `search` (email, name, id or any distinct id, case-insensitive). */
-function personFilters(node: ActorsQueryNode): Expr[] {
-  const out: Expr[] = [];
-  for (const props of [node.properties, node.fixedProperties]) {
-    const e = propertiesToExpr(props, 'persons');
-    if (!(e.node === 'Constant' && e.value === true)) out.push(e);
-  }
-  if (node.search) {
-    const pattern = constant(`%${node.search}%`);
-    const ilike = (e: Expr) => compare('ilike', call('toString', [e]), pattern);
-    const byDistinctId: SelectQuery = {
-      node: 'SelectQuery',
-      select: [field('person_id')],
-      select_from: { node: 'JoinExpr', table: field('person_distinct_ids') },
-      where: compare('ilike', field('distinct_id'), pattern),
-    };
-    out.push({
-      node: 'Or',
-      exprs: [
-        ilike(field('properties', 'email')),
-        ilike(field('properties', 'name')),
-        ilike(field('id')),
-        compare('in', field('id'), byDistinctId),
-      ],
-    });
-  }
-  return out;
-}
-
-/** `person` alone orders by the display property; `person_display_name` by the display name. */
-function actorOrder(orderBy: string[] | undefined): OrderExpr[] | undefined {
-  if (!orderBy) return undefined;
-  const only = orderBy.length === 1 ? orderBy[0] : undefined;
-  if (only === 'person' || only === 'person ASC' || only === 'person DESC') {
-    const by = field('properties', DISPLAY_NAME_PROPERTIES[0] as string);
-    return [{ node: 'OrderExpr', expr: by, order: only === 'person DESC' ? 'DESC' : 'ASC' }];
-  }
-  return orderBy.map((text) => {
-    if (specialName(text) !== 'person_display_name') return parseOrderExpr(text) as OrderExpr;
-    return { node: 'OrderExpr', expr: displayName(), order: /DESC\s*$/i.test(text) ? 'DESC' : 'ASC' };
-  });
 }
 
 /**
@@ -157,7 +90,8 @@ export async function runActorsQuery(node: ActorsQueryNode, ctx: RunnerContext):
 
   let missing: number | null = null;
   for (const [i, text] of input.entries()) {
-    if (specialName(text) === 'person_display_name') for (const row of rows) row[i] = displayNameObject(row[i]);
+    if (specialName(text) === 'person_display_name')
+      for (const row of rows) row[i] = displayNameObject(row[i]);
     if (!ACTOR_COLUMNS.has(text)) continue;
     const actors = await personsById(
       rows.map((row) => String(row[i])),

@@ -58,7 +58,10 @@ export function actorsSourceFor(node: unknown): ActorsSource {
 export const selectQueries = (q: AnySelect): SelectQuery[] =>
   q.node === 'SelectQuery'
     ? [q]
-    : [...selectQueries(q.initial_select_query), ...q.subsequent_select_queries.flatMap((s) => selectQueries(s.select_query))];
+    : [
+        ...selectQueries(q.initial_select_query),
+        ...q.subsequent_select_queries.flatMap((s) => selectQueries(s.select_query)),
+      ];
 
 /**
  * The source's actor id column, found as PostHog does: an alias named `group_key`, `actor_id` or

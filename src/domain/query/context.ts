@@ -1,3 +1,4 @@
+import type { AnyProperties } from '../../hogql/property-filters.js';
 import type { EventsStore } from '../../store/events/store.js';
 
 /** What a query runner needs about the project and the engine. */
@@ -11,6 +12,8 @@ export interface RunnerContext {
   async: boolean;
   marker?: string;
   signal?: AbortSignal;
+  /** The team's test-account filters, applied when a query sets `filterTestAccounts`. */
+  testAccountFilters?: AnyProperties;
 }
 
 /** The result part of a query response (cache fields are added around it). */

@@ -63,7 +63,11 @@ function parseElement(text: string, order: number): Element {
   if (head) {
     const dot = head.indexOf('.');
     el.tag_name = dot < 0 ? head : head.slice(0, dot);
-    if (dot >= 0) el.attr_class = head.slice(dot + 1).split('.').filter(Boolean);
+    if (dot >= 0)
+      el.attr_class = head
+        .slice(dot + 1)
+        .split('.')
+        .filter(Boolean);
   }
   for (const m of attrs.matchAll(ATTRIBUTE)) {
     const key = m[1] as string;

@@ -4,6 +4,7 @@ import { ASYNC_LIMITS, SYNC_LIMITS } from '../../hogql/settings.js';
 import { ApiError } from '../errors.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { filtersExpr, type HogQLFilters } from './filters.js';
+import { isoDateTimeColumns } from './values.js';
 
 export interface HogQLQueryNode {
   kind: 'HogQLQuery';
@@ -78,6 +79,12 @@ export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): P
   const elapsed = (performance.now() - started) / 1000;
   const paginated = !compiled.hadLimit;
   const results = paginated ? out.rows.slice(0, DEFAULT_RETURNED_ROWS) : out.rows;
+  // DateTimes as PostHog's JSON shows them: ISO 8601 with the zone's offset.
+  isoDateTimeColumns(
+    results,
+    out.columns.map((c) => c.type),
+    timezone,
+  );
   return {
     results,
     columns: compiled.columns,

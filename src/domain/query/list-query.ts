@@ -1,4 +1,5 @@
 import { and, call, type Expr, field, type OrderExpr, type SelectQuery } from '../../hogql/ast.js';
+import { HogQLSyntaxError } from '../../hogql/errors.js';
 import { parseOrderExpr } from '../../hogql/parse.js';
 import { hasAggregation, withoutAlias } from './has-aggregation.js';
 
@@ -15,6 +16,22 @@ export interface ListSpec {
   order?: OrderExpr[] | undefined;
   /** Ordered DESC by default when selected (`timestamp`, `$start_timestamp`, `created_at`). */
   timeColumn: string;
+}
+
+/**
+ * An `orderBy` string. The parser stops after a complete order expression, so whatever follows it
+ * (`timestamp DESC DESC`, `event =`) is refused here rather than silently dropped.
+ */
+export function parseOrder(text: string): OrderExpr {
+  const parsed = parseOrderExpr(text) as OrderExpr;
+  const end = parsed.end?.offset;
+  if (end !== undefined && !/^\s*(--[^\n]*)?$/.test(text.slice(end))) {
+    throw new HogQLSyntaxError(
+      `Unexpected input after the order expression: ${text.slice(end).trim().slice(0, 100)}`,
+      end,
+    );
+  }
+  return parsed;
 }
 
 const order = (expr: Expr, dir: 'ASC' | 'DESC'): OrderExpr => ({ node: 'OrderExpr', expr, order: dir });
@@ -35,14 +52,17 @@ export function buildListQuery(spec: ListSpec): SelectQuery {
 
   let orderBy: OrderExpr[] = [];
   if (spec.order) orderBy = spec.order;
-  else if (spec.orderBy) orderBy = spec.orderBy.map((text) => parseOrderExpr(text) as OrderExpr);
+  else if (spec.orderBy) orderBy = spec.orderBy.map(parseOrder);
   else if (spec.selectInput.includes('count()')) orderBy = [order(call('count', []), 'DESC')];
   else if (aggregations[0]) orderBy = [order(withoutAlias(aggregations[0]), 'DESC')];
   else if (spec.selectInput.includes(spec.timeColumn)) orderBy = [order(field(spec.timeColumn), 'DESC')];
   else if (spec.select[0]) orderBy = [order(withoutAlias(spec.select[0]), 'ASC')];
 
   const groupBy = aggregations.length
-    ? spec.select.filter((e) => !hasAggregation(e)).map(withoutAlias).filter(groupable)
+    ? spec.select
+        .filter((e) => !hasAggregation(e))
+        .map(withoutAlias)
+        .filter(groupable)
     : [];
   return {
     node: 'SelectQuery',

@@ -29,7 +29,8 @@ export function stringList(node: QueryNode, key: string, required = false): stri
     return undefined;
   }
   if (!Array.isArray(v)) throw invalid(node, key, 'Input should be a valid list');
-  if (v.length > MAX_EXPRESSIONS) throw invalid(node, key, `List should have at most ${MAX_EXPRESSIONS} items`);
+  if (v.length > MAX_EXPRESSIONS)
+    throw invalid(node, key, `List should have at most ${MAX_EXPRESSIONS} items`);
   v.forEach((item, i) => {
     if (typeof item !== 'string') throw invalid(node, `${key}.${i}`, 'Input should be a valid string');
     if (item.length > MAX_EXPRESSION_LENGTH)
@@ -50,7 +51,8 @@ export function optionalString(node: QueryNode, key: string): string | undefined
 export function optionalInteger(node: QueryNode, key: string): number | undefined {
   const v = node[key];
   if (!present(v)) return undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw invalid(node, key, 'Input should be a valid integer');
+  if (typeof v !== 'number' || !Number.isSafeInteger(v))
+    throw invalid(node, key, 'Input should be a valid integer');
   return v;
 }
 

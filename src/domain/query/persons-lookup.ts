@@ -61,7 +61,9 @@ export interface Actor {
 
 /** ActorsQuery's `person` column: each person with its properties and distinct ids. */
 export async function personsById(ids: string[], ctx: RunnerContext): Promise<Map<string, Actor>> {
-  const valid = ids.map(String).filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+  const valid = ids
+    .map(String)
+    .filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
   const persons = await inBatches(valid, async (batch) => {
     const run = await runSelect(parseSelect(PERSONS) as SelectQuery, ctx, { values: { ids: batch } });
     return run.rows.map((r) => ({ r, zone: run.timezone }));

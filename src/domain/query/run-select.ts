@@ -61,6 +61,10 @@ export async function runCompiled(compiled: Compiled, ctx: RunnerContext): Promi
  * Compiles and runs: the one path every structured kind takes, so they share the compiler's team
  * guard, parameters and limits with HogQLQuery.
  */
-export async function runSelect(ast: AnySelect, ctx: RunnerContext, options: SelectOptions = {}): Promise<SelectRun> {
+export async function runSelect(
+  ast: AnySelect,
+  ctx: RunnerContext,
+  options: SelectOptions = {},
+): Promise<SelectRun> {
   return runCompiled(compileFor(ast, ctx, options), ctx);
 }

@@ -1,5 +1,7 @@
-import type { QueryResult, RunnerContext } from './context.js';
+import { funnelRetentionPathsRunners } from '../insights/registry.js';
+import { insightRunners } from '../insights/trends/registry.js';
 import { actorsRunner } from './actors-runner.js';
+import type { QueryResult, RunnerContext } from './context.js';
 import { eventsRunner } from './events-runner.js';
 import { checkHogQLNode, runHogQLQuery } from './hogql-runner.js';
 import { type QueryNode, unsupportedKind } from './kinds.js';
@@ -11,6 +13,11 @@ export interface QueryRunner {
   run(node: QueryNode, ctx: RunnerContext): Promise<QueryResult>;
   /** Staleness interval: queries without a date range use `minute`; HogQL's target age uses `day`. */
   staleness?: { interval?: 'minute' | 'hour' | 'day' | 'week' | 'month' | null; targetAgeInterval?: 'day' };
+  /** Per-query staleness (the query's interval and date_to); when given it replaces `staleness`. */
+  hints?(
+    node: QueryNode,
+    team: { timezone: string; now: Date },
+  ): { interval?: 'minute' | 'hour' | 'day' | 'week' | 'month' | null; dateTo?: Date | null };
 }
 
 const RUNNERS: Record<string, QueryRunner> = {
@@ -22,6 +29,8 @@ const RUNNERS: Record<string, QueryRunner> = {
   EventsQuery: eventsRunner,
   ActorsQuery: actorsRunner,
   SessionsQuery: sessionsRunner,
+  ...insightRunners,
+  ...funnelRetentionPathsRunners,
 };
 
 /** Adds a runner for a kind (each kind's module registers itself through this). */

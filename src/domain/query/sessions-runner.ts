@@ -1,23 +1,25 @@
 import { parseExpr } from '../../hogql/parse.js';
-import type { QueryResult } from './context.js';
-import { checkListNode, type EventsQueryNode, type ListRunnerContext, listFilters } from './events-runner.js';
+import type { QueryResult, RunnerContext } from './context.js';
 import { effectiveModifiers } from './hogql-runner.js';
 import type { QueryNode } from './kinds.js';
+import { checkListNode, type ListQueryNode, listFilters } from './list-node.js';
 import { buildListQuery, columnNames, fromTable } from './list-query.js';
 import { pageOf, paginate, trimPage } from './paginate.js';
 import type { QueryRunner } from './run.js';
 import { runSelect } from './run-select.js';
 import { SESSION_STAR_FIELDS, sessionStarObject, starTuple } from './special-columns.js';
-import { timeBounds } from './time-bounds.js';
+import { listStaleness, timeBounds } from './time-bounds.js';
 import { isoDateTimeColumns } from './values.js';
 
-export type SessionsQueryNode = Omit<EventsQueryNode, 'kind' | 'event'> & { kind: 'SessionsQuery' };
+export interface SessionsQueryNode extends ListQueryNode {
+  kind: 'SessionsQuery';
+}
 
 /**
  * SessionsQuery: the `sessions` table as a list, like EventsQuery but windowed on the session's
  * start (`$start_timestamp`, default the last 24 hours) and filtered with session properties.
  */
-export async function runSessionsQuery(node: SessionsQueryNode, ctx: ListRunnerContext): Promise<QueryResult> {
+export async function runSessionsQuery(node: SessionsQueryNode, ctx: RunnerContext): Promise<QueryResult> {
   const raw = node.select.length ? node.select : ['*'];
   const input = raw.map((text) => (text === '*' ? `tuple(${SESSION_STAR_FIELDS.join(', ')})` : text));
   const select = raw.map((text) => (text === '*' ? starTuple(SESSION_STAR_FIELDS) : parseExpr(text)));
@@ -60,4 +62,5 @@ export const sessionsRunner: QueryRunner = {
   },
   run: (node, ctx) => runSessionsQuery(node as SessionsQueryNode, ctx),
   staleness: { interval: 'minute' },
+  hints: listStaleness,
 };

@@ -38,7 +38,10 @@ export const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'usern
 
 export const specialName = (text: string) => text.split('--')[0]?.trim() ?? '';
 
-export const starTuple = (fields: readonly string[]): Expr => ({ node: 'Tuple', exprs: fields.map((f) => field(f)) });
+export const starTuple = (fields: readonly string[]): Expr => ({
+  node: 'Tuple',
+  exprs: fields.map((f) => field(f)),
+});
 
 /** `(coalesce(toString(<props>.email), …, <fallback>), toString(<id>))`. */
 export function displayNameExpr(propsChain: string[], idChain: string[], fallback: Expr): Expr {

@@ -34,3 +34,21 @@ export function timeBounds(
   return out;
 }
 
+/** Refuses a `before`/`after` that is no date (400 naming the field), before anything runs. */
+export function checkBounds(range: { before?: string | undefined; after?: string | undefined }): void {
+  const probe = { timezone: 'UTC', now: new Date() };
+  if (range.before) parseDate(range.before, { ...probe, attr: 'before' });
+  if (range.after && range.after !== 'all') parseDate(range.after, { ...probe, attr: 'after' });
+}
+
+/**
+ * Staleness of a list: `minute` like any query without a date range, except that a list ending
+ * in the past (an explicit `before`) never goes stale.
+ */
+export function listStaleness(node: { [key: string]: unknown }, team: { timezone: string; now: Date }) {
+  const before = typeof node.before === 'string' && node.before ? node.before : null;
+  return {
+    interval: 'minute' as const,
+    dateTo: before ? parseDate(before, { timezone: team.timezone, now: team.now }).at.toJSDate() : null,
+  };
+}

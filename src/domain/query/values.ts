@@ -20,7 +20,8 @@ export function isoDateTime(value: unknown, zone: string): unknown {
   return `${date}T${time}${frac}${offset}`;
 }
 
-const DATETIME_TYPE = /^(?:Nullable\()?(?:LowCardinality\()?DateTime(?:64)?(?:\((?:\d+)?(?:, )?(?:'([^']+)')?\))?\)*$/;
+const DATETIME_TYPE =
+  /^(?:Nullable\()?(?:LowCardinality\()?DateTime(?:64)?(?:\((?:\d+)?(?:, )?(?:'([^']+)')?\))?\)*$/;
 
 /** The zone of a (nullable) DateTime column type, the query's zone when the type names none; else null. */
 export function dateTimeZone(type: string, fallback: string): string | null {
@@ -44,7 +45,9 @@ export function parseJsonObject(text: unknown): Record<string, unknown> {
   if (typeof text !== 'string' || !text) return {};
   try {
     const out = JSON.parse(text) as unknown;
-    return typeof out === 'object' && out !== null && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
+    return typeof out === 'object' && out !== null && !Array.isArray(out)
+      ? (out as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
