@@ -135,7 +135,8 @@ function emailFrom(env: Env): string {
 
 function secretKey(env: Env): string | undefined {
   const raw = env.BURROW_SECRET_KEY || undefined;
-  if (raw !== undefined && raw.length < 32) throw new ConfigError('BURROW_SECRET_KEY must be at least 32 characters');
+  if (raw !== undefined && raw.length < 32)
+    throw new ConfigError('BURROW_SECRET_KEY must be at least 32 characters');
   return raw;
 }
 
