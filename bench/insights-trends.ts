@@ -1,0 +1,126 @@
+/**
+ * Trends, stickiness and lifecycle through `POST /query` against the best hand-written ClickHouse
+ * SQL for the same answer, in the same run, on the generated events of bench/query.ts. Prints
+ * medians and ratios. Run: npx tsx bench/insights-trends.ts --rows 10000000 [--dir d] [--runs 5]
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { bootstrap } from '../src/domain/bootstrap.js';
+import { loadParser } from '../src/hogql/parse.js';
+import { buildApp } from '../src/server/app.js';
+import { openStores } from '../src/server/runtime.js';
+import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
+import { eventRow, generator, personRows } from './event-generator.js';
+import { median } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '5' },
+    dir: { type: 'string' },
+  },
+});
+const ROWS = Number(values.rows);
+const RUNS = Number(values.runs);
+const dataDir = values.dir ?? mkdtempSync(join(tmpdir(), 'burrow-bench-insights-'));
+const config = loadConfig({ BURROW_DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+const stores = await openStores(config);
+const deps = { meta: stores.meta.db, events: stores.events, now: () => new Date() };
+const boot = await bootstrap(deps, { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey });
+const creds = boot ?? JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+const team = creds.project_id as number;
+const events = stores.events;
+
+const [counted] = await events.query<{ n: number }>(`SELECT count() AS n FROM ${events.table('events')}`);
+const have = Number(counted?.n ?? 0);
+if (have < ROWS) {
+  console.log(`generating ${ROWS} events...`);
+  const g = generator();
+  for (let i = have; i < ROWS; i += 100_000) {
+    const batch = [];
+    for (let j = i; j < Math.min(ROWS, i + 100_000); j++) batch.push(eventRow(g, j, team));
+    await insertEvents(events, batch);
+  }
+  const { persons, pdis } = personRows(g, team);
+  await insertPersons(events, persons);
+  await insertDistinctIds(events, pdis);
+  await events.command(`OPTIMIZE TABLE ${events.table('events')} FINAL`);
+}
+
+// 30 days of the generated data (which ends 2025-06-30), UTC.
+const RANGE = { date_from: '2025-05-31', date_to: '2025-06-29' };
+const E = events.table('events');
+const TIME = `team_id = ${team} AND event = '$pageview' AND timestamp >= toDateTime64('2025-05-31 00:00:00', 6, 'UTC') AND timestamp < toDateTime64('2025-06-30 00:00:00', 6, 'UTC')`;
+const PDI = `(SELECT distinct_id, argMax(person_id, version) AS person_id FROM ${events.table('person_distinct_id2')} WHERE team_id = ${team} GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0)`;
+const PERSON = `if(pdi.person_id = toUUID('00000000-0000-0000-0000-000000000000'), e.person_id, pdi.person_id)`;
+const VIEWS = `(SELECT ${PERSON} AS pid, e.timestamp AS timestamp FROM ${E} AS e LEFT JOIN ${PDI} AS pdi ON pdi.distinct_id = e.distinct_id WHERE ${TIME.replaceAll('team_id', 'e.team_id').replaceAll(' event', ' e.event').replaceAll('timestamp', 'e.timestamp')})`;
+const BROWSER = `JSONExtractString(properties, '$browser')`;
+const series = [{ kind: 'EventsNode', event: '$pageview' }];
+
+const SUITE: Array<[string, Record<string, unknown>, string]> = [
+  [
+    'trends, $browser breakdown, 30 days',
+    { kind: 'TrendsQuery', dateRange: RANGE, series, breakdownFilter: { breakdown: '$browser' } },
+    `SELECT toStartOfDay(timestamp) AS day, if(b IN (SELECT ${BROWSER} AS b FROM ${E} WHERE ${TIME} GROUP BY b ORDER BY count() DESC, b LIMIT 25), b, 'other') AS bv, count() FROM (SELECT timestamp, ${BROWSER} AS b FROM ${E} WHERE ${TIME}) GROUP BY day, bv`,
+  ],
+  [
+    'trends dau, 30 days',
+    { kind: 'TrendsQuery', dateRange: RANGE, series: [{ ...series[0], math: 'dau' }] },
+    `SELECT toStartOfDay(timestamp) AS day, uniqExact(pid) FROM ${VIEWS} GROUP BY day`,
+  ],
+  [
+    'trends weekly active, 30 days',
+    { kind: 'TrendsQuery', dateRange: RANGE, series: [{ ...series[0], math: 'weekly_active' }] },
+    `SELECT addDays(d, arrayJoin(range(0, 7))) AS day, uniqExact(pid) FROM (SELECT pid, toStartOfDay(timestamp) AS d FROM ${VIEWS} GROUP BY pid, d) GROUP BY day`,
+  ],
+  [
+    'stickiness, 30 days',
+    { kind: 'StickinessQuery', dateRange: RANGE, series },
+    `SELECT n, count() FROM (SELECT pid, uniqExact(toStartOfDay(timestamp)) AS n FROM ${VIEWS} GROUP BY pid) GROUP BY n`,
+  ],
+  [
+    'lifecycle, 30 days',
+    { kind: 'LifecycleQuery', dateRange: RANGE, series },
+    `SELECT tupleElement(pair, 1) AS day, tupleElement(pair, 2) AS status, count() FROM (SELECT arrayJoin(arrayConcat(arrayMap(b -> (b, multiIf(b = created, 'new', has(active, addDays(b, -1)), 'returning', 'resurrecting')), active), arrayMap(b -> (addDays(b, 1), 'dormant'), arrayFilter(b -> NOT has(active, addDays(b, 1)), active)))) AS pair FROM (SELECT v.pid AS pid, toStartOfDay(min(p.created_at)) AS created, groupUniqArray(toStartOfDay(v.timestamp)) AS active FROM ${VIEWS} AS v LEFT JOIN (SELECT id, argMax(created_at, version) AS created_at FROM ${events.table('person')} WHERE team_id = ${team} GROUP BY id) AS p ON p.id = v.pid GROUP BY pid)) GROUP BY day, status`,
+  ],
+];
+
+await loadParser();
+const app = await buildApp({ config, meta: stores.meta, events, bus: stores.bus });
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+const headers = { authorization: `Bearer ${creds.personal_api_key}`, 'content-type': 'application/json' };
+
+console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
+for (const [name, node, sql] of SUITE) {
+  const api: number[] = [];
+  const raw: number[] = [];
+  for (let r = 0; r <= RUNS; r++) {
+    let t0 = performance.now();
+    const res = await fetch(`${url}/api/environments/${team}/query/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: node, refresh: 'force_blocking' }),
+    });
+    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+    await res.json();
+    const a = performance.now() - t0;
+    t0 = performance.now();
+    await events.queryRows(sql);
+    const b = performance.now() - t0;
+    if (r > 0) {
+      api.push(a);
+      raw.push(b);
+    }
+  }
+  const ratio = median(api) / median(raw);
+  console.log(
+    `${name.padEnd(38)} api ${median(api).toFixed(1).padStart(8)}  hand SQL ${median(raw).toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
+  );
+}
+console.log('target: ratio ≤ 1.5 per query');
+await app.close();
+await stores.close();
