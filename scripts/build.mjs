@@ -14,7 +14,15 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   // Native addons and packages that read their own files at run time stay in node_modules.
-  external: ['chdb', 'better-sqlite3', '@fastify/swagger-ui', 'pg-native'],
+  external: [
+    'chdb',
+    'better-sqlite3',
+    '@fastify/swagger-ui',
+    'pg-native',
+    'parquet-wasm',
+    'apache-arrow',
+    '@aws-sdk/client-s3',
+  ],
   banner: {
     js: "import { createRequire as __burrowRequire } from 'node:module'; const require = __burrowRequire(import.meta.url);",
   },

@@ -1,5 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { BatchExportBackfillsTable, BatchExportRunsTable, BatchExportsTable } from './batch-export-tables.js';
+import type {
+  BatchExportBackfillsTable,
+  BatchExportRunsTable,
+  BatchExportsTable,
+} from './batch-export-tables.js';
 
 /**
  * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and

@@ -1,0 +1,111 @@
+import { gzipSync } from 'node:zlib';
+import { validationError } from '../../errors.js';
+import { assertHostAllowed, type NetworkPolicy, validateHost } from '../network.js';
+import type { FieldSpecs } from './config.js';
+import { httpSteps } from './http-steps.js';
+import { type Destination, type ExportRow, PermanentError, type Writer } from './types.js';
+
+export const HTTP_FIELDS: FieldSpecs = {
+  url: { type: 'str', required: true },
+  token: { type: 'str', required: true, secret: true },
+};
+
+/** Events per request: well under capture's 20 MB `/batch/` limit for typical events. */
+const BATCH_EVENTS = 1000;
+const ATTEMPTS = 4;
+
+export function parseUrl(raw: unknown): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(raw));
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw validationError(`Invalid destination URL: ${String(raw)}`, 'destination');
+  }
+  return url;
+}
+
+const str = (v: unknown) => JSON.stringify(v ?? null);
+const props = (v: unknown) => (typeof v === 'string' && v.startsWith('{') ? v : '{}');
+
+/** A capture `/batch/` body, events spliced from their stored JSON rather than re-parsed. */
+export function batchBody(token: string, rows: ExportRow[]): string {
+  const events = rows.map(
+    (r) =>
+      `{"uuid":${str(r.uuid)},"event":${str(r.event)},"distinct_id":${str(r.distinct_id)},"timestamp":${str(r.timestamp)},"properties":${props(r.properties)}}`,
+  );
+  return `{"api_key":${str(token)},"historical_migration":true,"batch":[${events.join(',')}]}`;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/** Sends one body; retries network errors, 429 and 5xx (honouring Retry-After), fails on other 4xx. */
+async function post(url: URL, body: Buffer, signal: AbortSignal): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    let status = 0;
+    let wait = 2 ** attempt * 250;
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body,
+        signal,
+        redirect: 'error',
+      });
+      status = res.status;
+      const text = await res.text();
+      if (res.ok) return;
+      if (status !== 429 && status < 500)
+        throw new PermanentError(`The destination answered ${status}: ${text.slice(0, 300)}`);
+      wait = Math.max(wait, Math.min(30, Number(res.headers.get('retry-after')) || 0) * 1000);
+      if (attempt >= ATTEMPTS) throw new Error(`The destination answered ${status}: ${text.slice(0, 300)}`);
+    } catch (error) {
+      if (error instanceof PermanentError || signal.aborted || attempt >= ATTEMPTS) throw error;
+    }
+    await sleep(wait, signal);
+  }
+}
+
+export function httpDestination(policy: NetworkPolicy): Destination {
+  return {
+    fields: HTTP_FIELDS,
+    async validate(config, model) {
+      if (model !== 'events')
+        throw validationError('HTTP batch exports only support the events model', 'destination');
+      await validateHost(policy, parseUrl(config.url).hostname);
+      return undefined;
+    },
+    steps: httpSteps(policy),
+    async open(config, ctx): Promise<Writer> {
+      const url = parseUrl(config.url);
+      await assertHostAllowed(policy, url.hostname);
+      const token = String(config.token);
+      return {
+        async write(rows) {
+          let bytes = 0;
+          for (let i = 0; i < rows.length; i += BATCH_EVENTS) {
+            const body = gzipSync(batchBody(token, rows.slice(i, i + BATCH_EVENTS)));
+            await post(url, body, ctx.signal);
+            bytes += body.length;
+          }
+          return bytes;
+        },
+        async close() {
+          return 0;
+        },
+        async abort() {},
+      };
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { NetworkPolicy } from '../network.js';
+import type { DestinationType } from '../types.js';
+import { httpDestination } from './http.js';
+import { noopDestination } from './noop.js';
+import { postgresDestination } from './postgres.js';
+import { s3Destination } from './s3.js';
+import type { Destination } from './types.js';
+
+export type Destinations = Record<DestinationType, Destination>;
+
+/** `pageRows` also sizes Parquet row groups (one per page). */
+export function destinations(policy: NetworkPolicy, pageRows: number): Destinations {
+  return {
+    Postgres: postgresDestination(policy),
+    S3: s3Destination(policy, pageRows),
+    HTTP: httpDestination(policy),
+    NoOp: noopDestination,
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { batchExportRoutes } from '../api/batch-exports.js';
+import type { ApiOptions } from '../api/context.js';
+import type { Config } from '../config.js';
+import type { ExportDeps } from '../domain/batch-exports/deps.js';
+import { destinations } from '../domain/batch-exports/destinations/index.js';
+import { createScheduler, type Scheduler } from '../domain/batch-exports/scheduler.js';
+import { secretBox } from '../domain/batch-exports/secrets.js';
+import type { Deps } from '../domain/deps.js';
+import type { DialectName } from '../store/meta/codec.js';
+
+/**
+ * Without BURROW_SECRET_KEY a random key is kept in the data directory (mode 0600), which suits one
+ * node; nodes sharing a PostgreSQL database must all be given the same BURROW_SECRET_KEY.
+ */
+function secretKey(config: Config): string {
+  if (config.secretKey) return config.secretKey;
+  const path = join(config.dataDir, 'secret.key');
+  mkdirSync(config.dataDir, { recursive: true });
+  try {
+    writeFileSync(path, `${crypto.getRandomValues(Buffer.alloc(32)).toString('hex')}\n`, {
+      flag: 'wx',
+      mode: 0o600,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readFileSync(path, 'utf8').trim();
+}
+
+export function exportDeps(config: Config, dialect: DialectName, deps: Deps): ExportDeps {
+  return {
+    ...deps,
+    dialect,
+    secrets: secretBox(secretKey(config)),
+    destinations: destinations(
+      { allowPrivate: config.batchExports.allowPrivateNetworks },
+      config.batchExports.pageRows,
+    ),
+    settings: { ...config.batchExports },
+  };
+}
+
+/** Routes, and the scheduler: started with the server unless BATCH_EXPORTS_SCHEDULER=false, stopped on close. */
+export async function installBatchExports(
+  app: FastifyInstance,
+  options: { config: Config; dialect: DialectName; deps: Deps; api: ApiOptions },
+): Promise<Scheduler> {
+  const deps = exportDeps(options.config, options.dialect, options.deps);
+  await app.register(batchExportRoutes, { ...options.api, exports: deps });
+  const scheduler = createScheduler(deps, app.log);
+  if (options.config.batchExports.scheduler) app.addHook('onReady', async () => scheduler.start());
+  app.addHook('onClose', async () => scheduler.stop());
+  return scheduler;
+}
