@@ -1,20 +1,42 @@
+import type { Expr, JoinExpr, SelectQuery } from '../../hogql/ast.js';
+import { compileSelect } from '../../hogql/compile.js';
+import { isExposed } from '../../hogql/errors.js';
+import { parseSelect } from '../../hogql/parse.js';
+import { printHogQL, printSelectHogQL } from '../../hogql/printer/hogql.js';
+import { replaceNodes } from '../../hogql/visit.js';
 import { validationError } from '../errors.js';
 
 /**
- * Everything about `hogql_query` that needs the HogQL compiler lives here, so that wiring the
- * compiler in touches this file only. Until then a query is stored as given, validated only as a
- * non-empty SELECT, has no derived `schema`, and an export that has one cannot run.
- *
- * LEFT FOR THE LEAD: with `compileHogQL(text, { teamId, timezone })` → `{ sql, params, columns }`,
- * - `validateHogQLQuery`: PostHog's rules (UNION, FROM events only, no JOIN/subquery/CTE, parse
- *   and resolution errors as "Failed to parse query" / "Invalid HogQL query: …"), returning the
- *   normalised text and `schema` = {fields: [{expression, alias}], values, hogql_query};
- * - `compileExportQuery`: the SELECT for one window, team-filtered, ordered by
- *   (inserted_at, uuid) with the page cursor, and its row columns.
+ * `hogql_query` of a batch export: validated with the HogQL compiler under PostHog's rules (one
+ * SELECT from events, no joins, subqueries or CTEs) and described by the derived `schema`.
+ * Running an export with a query is not built yet: such a run fails with a clear message.
  */
 export interface HogQLExport {
   hogqlQuery: string;
   schema: Record<string, unknown> | null;
+}
+
+const invalid = (detail: string) => validationError(detail, 'hogql_query');
+
+function checkShape(q: SelectQuery): void {
+  if (q.ctes?.length) throw invalid('CTEs are not supported');
+  const from: JoinExpr | null | undefined = q.select_from;
+  if (!from) throw invalid('Query must SELECT FROM events');
+  if (from.next_join) throw invalid('JOINs are not supported');
+  const table = from.table;
+  if (table && (table.node === 'SelectQuery' || table.node === 'SelectSetQuery'))
+    throw invalid('Subqueries are not supported');
+  if (!(table?.node === 'Field' && table.chain.length === 1 && table.chain[0] === 'events')) {
+    throw invalid('Query must only SELECT FROM events');
+  }
+  let nested = false;
+  for (const item of q.select) {
+    replaceNodes(item, (n) => {
+      if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') nested = true;
+      return undefined;
+    });
+  }
+  if (nested) throw invalid('Subqueries in SELECT expressions are not supported');
 }
 
 export function validateHogQLQuery(text: unknown): HogQLExport | null {
@@ -22,17 +44,42 @@ export function validateHogQLQuery(text: unknown): HogQLExport | null {
   if (typeof text !== 'string') throw validationError('Not a valid string.', 'hogql_query', 'invalid');
   const trimmed = text.trim();
   if (trimmed === '') return null;
-  if (!/^select\b/i.test(trimmed)) throw validationError('Failed to parse query', 'hogql_query');
-  return { hogqlQuery: trimmed, schema: null };
+  let q: ReturnType<typeof parseSelect>;
+  try {
+    q = parseSelect(trimmed);
+  } catch {
+    throw invalid('Failed to parse query');
+  }
+  if (q.node === 'SelectSetQuery') throw invalid('UNIONs are not supported');
+  checkShape(q);
+  try {
+    compileSelect(q, { teamId: 0, timezone: 'UTC', weekStartDay: 0, table: (t) => t, defaultLimit: null });
+  } catch (err) {
+    if (isExposed(err)) throw invalid(`Invalid HogQL query: ${err.message}`);
+    throw invalid('Unsupported HogQL query');
+  }
+  const fields = q.select.map((item: Expr) =>
+    item.node === 'Alias'
+      ? { expression: printHogQL(item.expr), alias: item.alias }
+      : {
+          expression: printHogQL(item),
+          alias: item.node === 'Field' ? String(item.chain[item.chain.length - 1]) : printHogQL(item),
+        },
+  );
+  const hogqlQuery = printSelectHogQL(q);
+  return { hogqlQuery, schema: { fields, values: {}, hogql_query: hogqlQuery } };
 }
 
 /** Raised when a run needs the compiler; the run fails with this message and is not retried. */
 export class HogQLUnavailableError extends Error {
   constructor() {
-    super('Exports with a hogql_query cannot run yet: the HogQL compiler is not available in this build');
+    super(
+      'Exports with a hogql_query cannot run yet: only the events, persons and sessions models export in this build',
+    );
   }
 }
 
 export function compileExportQuery(_text: string, _ctx: { teamId: number; timezone: string }): never {
+  // Validation above guarantees the query compiles; the export source for arbitrary columns is not built yet.
   throw new HogQLUnavailableError();
 }

@@ -1,0 +1,129 @@
+/**
+ * Funnels, retention and paths through `POST /query` against hand-written ClickHouse SQL for the
+ * same counts, in the same run, on the generated events of bench/query.ts. Prints medians and
+ * ratios. Run: npx tsx bench/insights-funnels.ts --rows 10000000 [--dir d] [--runs 5]
+ * The funnel baseline is `windowFunnel`, which gives step counts only (no conversion times), so
+ * it is a lower bound for what the API computes.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { bootstrap } from '../src/domain/bootstrap.js';
+import { loadParser } from '../src/hogql/parse.js';
+import { buildApp } from '../src/server/app.js';
+import { openStores } from '../src/server/runtime.js';
+import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
+import { eventRow, generator, personRows } from './event-generator.js';
+import { median } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '5' },
+    dir: { type: 'string' },
+  },
+});
+const ROWS = Number(values.rows);
+const RUNS = Number(values.runs);
+const dataDir = values.dir ?? mkdtempSync(join(tmpdir(), 'burrow-bench-funnels-'));
+const config = loadConfig({ BURROW_DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+const stores = await openStores(config);
+const deps = { meta: stores.meta.db, events: stores.events, now: () => new Date('2025-06-30T00:00:00Z') };
+const boot = await bootstrap(deps, { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey });
+const creds = boot ?? JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+const team = creds.project_id as number;
+const events = stores.events;
+
+const [counted] = await events.query<{ n: number }>(`SELECT count() AS n FROM ${events.table('events')}`);
+const have = Number(counted?.n ?? 0);
+if (have < ROWS) {
+  console.log(`generating ${ROWS} events...`);
+  const g = generator();
+  for (let i = have; i < ROWS; i += 100_000) {
+    const batch = [];
+    for (let j = i; j < Math.min(ROWS, i + 100_000); j++) batch.push(eventRow(g, j, team));
+    await insertEvents(events, batch);
+  }
+  const { persons, pdis } = personRows(g, team);
+  await insertPersons(events, persons);
+  await insertDistinctIds(events, pdis);
+  await events.command(`OPTIMIZE TABLE ${events.table('events')} FINAL`);
+}
+
+// 30 days of the generated data (which ends 2025-06-30), UTC.
+const RANGE = { date_from: '2025-05-31', date_to: '2025-06-29' };
+const E = events.table('events');
+const PDI = `(SELECT distinct_id, argMax(person_id, version) AS person_id FROM ${events.table('person_distinct_id2')} WHERE team_id = ${team} GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0)`;
+const PERSON = `if(pdi.person_id = toUUID('00000000-0000-0000-0000-000000000000'), e.person_id, pdi.person_id)`;
+const rows = (where: string, extra = '') =>
+  `(SELECT ${PERSON} AS pid, e.timestamp AS timestamp, e.event AS event${extra} FROM ${E} AS e LEFT JOIN ${PDI} AS pdi ON pdi.distinct_id = e.distinct_id WHERE e.team_id = ${team} AND ${where})`;
+const MONTH = `e.timestamp >= toDateTime64('2025-05-31 00:00:00', 6, 'UTC') AND e.timestamp < toDateTime64('2025-06-30 00:00:00', 6, 'UTC')`;
+const STEPS = ['$pageview', '$autocapture', 'signup', 'purchase'];
+const WEEKS = `e.timestamp >= toDateTime64('2025-05-04 00:00:00', 6, 'UTC') AND e.timestamp < toDateTime64('2025-06-29 00:00:00', 6, 'UTC')`;
+const URL = `, JSONExtractString(e.properties, '$current_url') AS url`;
+
+const SUITE: Array<[string, Record<string, unknown>, string]> = [
+  [
+    'funnel 4 steps, 14-day window, 30 days',
+    {
+      kind: 'FunnelsQuery',
+      dateRange: RANGE,
+      series: STEPS.map((event) => ({ kind: 'EventsNode', event })),
+      funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' },
+    },
+    `SELECT countIf(s >= 1), countIf(s >= 2), countIf(s >= 3), countIf(s >= 4) FROM (SELECT pid, windowFunnel(${14 * 86400})(toDateTime(timestamp), ${STEPS.map((s) => `event = '${s}'`).join(', ')}) AS s FROM ${rows(`${MONTH} AND e.event IN (${STEPS.map((s) => `'${s}'`).join(', ')})`)} GROUP BY pid) WHERE s > 0`,
+  ],
+  [
+    'retention 8 weeks, recurring',
+    {
+      kind: 'RetentionQuery',
+      dateRange: { date_to: '2025-06-28' },
+      retentionFilter: { period: 'Week', totalIntervals: 8 },
+    },
+    `SELECT c, o, count() FROM (SELECT c, arrayJoin(arrayPushFront(arrayMap(r -> r - c, arrayFilter(r -> r > c, w)), 0)) AS o FROM (SELECT pid, groupUniqArray(intDiv(toRelativeDayNum(timestamp) - toRelativeDayNum(toDate('2025-05-04')), 7)) AS w FROM ${rows(`${WEEKS} AND e.event = '$pageview'`)} GROUP BY pid) ARRAY JOIN w AS c) GROUP BY c, o`,
+  ],
+  [
+    'paths of pageviews, 30 days',
+    { kind: 'PathsQuery', dateRange: RANGE, pathsFilter: { includeEventTypes: ['$pageview'] } },
+    `SELECT concat(toString(i), '_', p[i]) AS s, concat(toString(i + 1), '_', p[i + 1]) AS t, count() AS v FROM (SELECT arraySlice(arrayCompact(arrayMap(x -> x.2, sess)), 1, 5) AS p FROM (SELECT arrayJoin(arraySplit((x, g) -> g, evs, arrayMap((x, i) -> i > 1 AND x.1 - evs[i - 1].1 > 1800000, evs, arrayEnumerate(evs)))) AS sess FROM (SELECT pid, arraySort(x -> x.1, groupArray((toUnixTimestamp64Milli(timestamp), url))) AS evs FROM ${rows(`${MONTH} AND e.event = '$pageview'`, URL)} GROUP BY pid))) ARRAY JOIN range(1, length(p)) AS i GROUP BY s, t ORDER BY v DESC, s, t LIMIT 50`,
+  ],
+];
+
+await loadParser();
+const app = await buildApp({ config, meta: stores.meta, events, bus: stores.bus, now: deps.now });
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+const headers = { authorization: `Bearer ${creds.personal_api_key}`, 'content-type': 'application/json' };
+
+console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
+for (const [name, node, sql] of SUITE) {
+  const api: number[] = [];
+  const raw: number[] = [];
+  for (let r = 0; r <= RUNS; r++) {
+    let t0 = performance.now();
+    const res = await fetch(`${url}/api/environments/${team}/query/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: node, refresh: 'force_blocking' }),
+    });
+    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+    await res.json();
+    const a = performance.now() - t0;
+    t0 = performance.now();
+    await events.queryRows(sql);
+    const b = performance.now() - t0;
+    if (r > 0) {
+      api.push(a);
+      raw.push(b);
+    }
+  }
+  const ratio = median(api) / median(raw);
+  console.log(
+    `${name.padEnd(40)} api ${median(api).toFixed(1).padStart(8)}  hand SQL ${median(raw).toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
+  );
+}
+console.log('target: ratio ≤ 1.5 per query');
+await app.close();
+await stores.close();
