@@ -7,7 +7,13 @@ import { ClickHousePrinter } from './printer/clickhouse.js';
 import { PrintContext, type PrintOptions } from './printer/context.js';
 import { printHogQL, printSelectHogQL } from './printer/hogql.js';
 import { resolveAny } from './resolver/select.js';
-import { printSettings, type QueryLimits, querySettings, SYNC_LIMITS } from './settings.js';
+import {
+  printSettings,
+  printTeamTableFilters,
+  type QueryLimits,
+  querySettings,
+  SYNC_LIMITS,
+} from './settings.js';
 
 export interface CompileOptions extends PrintOptions, PlaceholderValues {
   /** LIMIT for a top-level SELECT without one; null: the maximum. Default 100. */
@@ -29,6 +35,19 @@ export interface CompiledQuery {
 
 /** HogQL text or AST → team-guarded ClickHouse SQL. The AST given is not modified. */
 export function compileSelect(input: string | AnySelect, options: CompileOptions): CompiledQuery {
+  try {
+    return compile(input, options);
+  } catch (err) {
+    // Every stage recurses over the AST; placeholder values and filter groups can nest without
+    // bound (the parser's own limit does not see them).
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      throw new HogQLQueryError('Query is nested too deeply');
+    }
+    throw err;
+  }
+}
+
+function compile(input: string | AnySelect, options: CompileOptions): CompiledQuery {
   let ast = typeof input === 'string' ? parseSelect(input) : cloneAst(input);
   if (ast.node !== 'SelectQuery' && ast.node !== 'SelectSetQuery')
     throw new HogQLQueryError('Expected a SELECT query');
@@ -41,7 +60,9 @@ export function compileSelect(input: string | AnySelect, options: CompileOptions
   resolveAny(ast, new Map(), 0);
   const ctx = new PrintContext(options);
   const body = new ClickHousePrinter(ctx).select(ast);
-  const sql = `${body} SETTINGS ${printSettings(querySettings(options.limits ?? SYNC_LIMITS))}`;
+  const settings = printSettings(querySettings(options.limits ?? SYNC_LIMITS));
+  const filters = ctx.tables.size ? `, ${printTeamTableFilters(options.teamId, ctx.tables)}` : '';
+  const sql = `${body} SETTINGS ${settings}${filters}`;
   return { sql, params: ctx.params, hogql, columns: columnNames(ast), hadLimit };
 }
 

@@ -45,6 +45,7 @@ const USER_ERRORS = new Set([
   'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO',
   'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
   'CANNOT_ALLOCATE_MEMORY',
+  'TOO_LARGE_STRING_SIZE',
 ]);
 
 export interface EngineErrorInfo {

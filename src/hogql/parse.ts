@@ -13,14 +13,46 @@ interface WasmParser {
 }
 
 let wasm: WasmParser | undefined;
+/** A second instance that takes over at once when `wasm` crashes (see `guarded`). */
+let spare: WasmParser | undefined;
 let loading: Promise<void> | undefined;
 
-/** Loads the parser once; everything else here is synchronous after this resolved. */
+async function instantiate(): Promise<WasmParser> {
+  const m = await import('@posthog/hogql-parser');
+  return (await m.default()) as WasmParser;
+}
+
+/** Loads the parser (and its spare); everything else here is synchronous after this resolved. */
 export function loadParser(): Promise<void> {
-  loading ??= import('@posthog/hogql-parser').then(async (m) => {
-    wasm = (await m.default()) as WasmParser;
-  });
+  if (wasm && spare) return Promise.resolve();
+  loading ??= (async () => {
+    try {
+      while (!wasm || !spare) {
+        const p = await instantiate();
+        if (!wasm) wasm = p;
+        else spare = p;
+      }
+    } finally {
+      loading = undefined;
+    }
+  })();
   return loading;
+}
+
+/**
+ * A few hundred chained operators (`1 + 1 + ...`, `a ?? b ?? ...`) exhaust the WASM parser's
+ * stack; it throws a RuntimeError and the instance is broken from then on. The spare replaces it
+ * and the user gets a syntax error instead of every later query failing.
+ */
+function guarded(p: WasmParser, parse: (p: WasmParser) => string): string {
+  try {
+    return parse(p);
+  } catch {
+    wasm = spare;
+    spare = undefined;
+    loadParser().catch(() => {});
+    throw new HogQLSyntaxError('Query is too complex to parse');
+  }
 }
 
 const CACHE_SIZE = 2000;
@@ -31,7 +63,7 @@ function cached<T>(kind: 'select' | 'expr' | 'order', text: string, parse: (p: W
   let ast = cache.get(key);
   if (ast === undefined) {
     if (!wasm) throw new Error('HogQL parser not loaded: await loadParser() first');
-    ast = decode(parse(wasm));
+    ast = decode(guarded(wasm, parse));
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(key, ast);
   } else {

@@ -1,3 +1,5 @@
+import { escapeString } from './printer/escape.js';
+
 /**
  * Settings every HogQL query runs with (PostHog's global settings that apply to this schema,
  * plus caps). Fixed names and numbers only: they are printed into the SQL as they are.
@@ -35,6 +37,11 @@ export function querySettings(limits: QueryLimits): Record<string, number | stri
     allow_experimental_join_condition: 1,
     // events is read with FINAL; a duplicate never spans two monthly partitions.
     do_not_merge_across_partitions_select_final: 1,
+    // Moved to PREWHERE, a user condition runs on every team's rows before the team guard, and
+    // its errors ("Cannot parse 'SECRET'", division by zero) tell about other teams' data.
+    optimize_move_to_prewhere: 0,
+    // PostHog's client value; every string is its own parameter, so long IN lists need it.
+    max_query_size: 1_048_576,
   };
 }
 
@@ -47,4 +54,23 @@ export function printSettings(settings: Record<string, number | string>): string
       return `${k}=${typeof v === 'number' ? v : `'${v}'`}`;
     })
     .join(', ');
+}
+
+/**
+ * The team guard once more, applied by the engine to every read of each table before any
+ * condition of the query runs. The printed `WHERE team_id = ...` alone lets JOIN ... ON
+ * conditions run on other teams' rows, and their errors ("cannot compile regexp: (SECRET")
+ * reach the user.
+ */
+export function printTeamTableFilters(teamId: number, qualifiedTables: Iterable<string>): string {
+  if (!Number.isSafeInteger(teamId)) throw new Error('team id must be an integer');
+  const filter = escapeString(`team_id = ${teamId}`);
+  const entries = [...new Set(qualifiedTables)].map((t) => `${escapeString(unquoted(t))}: ${filter}`);
+  return `additional_table_filters={${entries.join(', ')}}`;
+}
+
+/** The engine matches filters by `db.table` as plain text: `` `d`.`t` `` → `d.t`. */
+function unquoted(qualified: string): string {
+  const parts = qualified.matchAll(/`((?:[^`\\]|\\.)*)`|([^.`]+)/g);
+  return [...parts].map((m) => (m[1] === undefined ? m[2] : m[1].replace(/\\(.)/g, '$1'))).join('.');
 }

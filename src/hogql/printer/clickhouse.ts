@@ -29,7 +29,14 @@ export class ClickHousePrinter extends ExprPrinter {
       }
       return sql;
     }
-    return this.withSelect(() => this.selectQuery(q));
+    const tables = new Set<string>();
+    for (let j = q.select_from; j; j = j.next_join) if (j.alias) tables.add(j.alias);
+    this.scopeTables.push(tables);
+    try {
+      return this.withSelect(() => this.selectQuery(q));
+    } finally {
+      this.scopeTables.pop();
+    }
   }
 
   private setMember(q: AnySelect): string {
@@ -47,7 +54,13 @@ export class ClickHousePrinter extends ExprPrinter {
         throw new HogQLQueryError(`Invalid ARRAY JOIN operation: ${q.array_join_op}`);
       parts.push(`${q.array_join_op} ${(q.array_join_list ?? []).map((e) => this.expr(e)).join(', ')}`);
     }
-    if (q.prewhere) parts.push(`PREWHERE ${this.expr(q.prewhere)}`);
+    if (q.prewhere) {
+      // PREWHERE runs before WHERE on every row read: the first table's guard must come first.
+      const first = q.select_from?.table?.type;
+      const guarded = first?.kind === 'table_ref' && !first.unguarded;
+      const prewhere = this.expr(q.prewhere);
+      parts.push(`PREWHERE ${guarded ? `and(${guards[0]}, ${prewhere})` : prewhere}`);
+    }
     const where = [...guards, ...(q.where ? [this.expr(q.where)] : [])];
     if (where.length) parts.push(`WHERE ${where.length === 1 ? where[0] : `and(${where.join(', ')})`}`);
     if (q.group_by?.length) parts.push(`GROUP BY ${q.group_by.map((e) => this.expr(e)).join(', ')}`);
@@ -72,12 +85,18 @@ export class ClickHousePrinter extends ExprPrinter {
   private selectItem(e: Expr, used: Set<string>): string {
     if (e.node === 'Alias') {
       used.add(e.alias);
-      return `${this.expr(e.expr)} AS ${id(e.alias)}`;
+      return `${this.expr(e.expr)} AS ${this.aliasName(e.alias)}`;
     }
     const sql = this.expr(e);
     if (e.node === 'Field') {
       const last = e.chain[e.chain.length - 1];
-      if (typeof last === 'string' && !used.has(last) && sql !== id(last)) {
+      if (
+        typeof last === 'string' &&
+        last &&
+        !used.has(last) &&
+        sql !== id(last) &&
+        !this.shadowsTable(last)
+      ) {
         used.add(last);
         return `${sql} AS ${id(last)}`;
       }
@@ -120,7 +139,9 @@ export class ClickHousePrinter extends ExprPrinter {
     }
     guards.push(`equals(${id(t.alias)}.team_id, ${this.teamId})`);
     const sample = j.sample ? ` SAMPLE ${this.sample(j.sample)}` : '';
-    return `${this.ctx.options.table(t.table)}${alias}${t.final ? ' FINAL' : ''}${sample}`;
+    const name = this.ctx.options.table(t.table);
+    this.ctx.tables.add(name);
+    return `${name}${alias}${t.final ? ' FINAL' : ''}${sample}`;
   }
 
   private sample(s: NonNullable<JoinExpr['sample']>): string {

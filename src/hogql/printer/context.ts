@@ -14,6 +14,8 @@ export interface PrintOptions {
 /** State of one print: the bound parameters and where in the query the printer is. */
 export class PrintContext {
   readonly params: Record<string, string> = {};
+  /** Physical tables the query reads, as `options.table` names them. */
+  readonly tables = new Set<string>();
   private count = 0;
   constructor(readonly options: PrintOptions) {}
 

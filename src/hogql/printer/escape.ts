@@ -1,3 +1,5 @@
+import { HogQLQueryError } from '../errors.js';
+
 /**
  * The one place user text becomes SQL text. Strings are normally bound as query parameters;
  * these functions cover identifiers and the rare literal we render (timezone names, and strings
@@ -24,6 +26,8 @@ export function escapeString(value: string | Uint8Array): string {
 
 /** An identifier: bare when plainly safe, else backquoted with the same escaping. */
 export function escapeIdentifier(name: string): string {
+  // ClickHouse has no empty identifier: `` would be a syntax error (a 500) at the engine.
+  if (name === '') throw new HogQLQueryError('Names cannot be empty');
   if (SIMPLE_IDENTIFIER.test(name) && !KEYWORDS.has(name.toLowerCase())) return name;
   return `\`${escapeBytes(Buffer.from(name, 'utf8'), 0x60)}\``;
 }

@@ -32,6 +32,8 @@ export class ExprPrinter {
   /** The aggregate being printed, per nested SELECT (aggregates may not nest inside one). */
   private aggregates: Array<string | null> = [null];
   private inJoinConstraint = false;
+  /** Table aliases of each SELECT being printed, innermost last. */
+  protected readonly scopeTables: Array<ReadonlySet<string>> = [];
   protected readonly teamId: number;
 
   constructor(
@@ -52,6 +54,23 @@ export class ExprPrinter {
       this.aggregates.pop();
       this.inJoinConstraint = outer;
     }
+  }
+
+  /**
+   * ClickHouse resolves `t.team_id` to an expression alias `t` (a named tuple or JSON value) or
+   * `t.team_id` before the table `t`, which would make the team guard read the user's value.
+   */
+  protected shadowsTable(name: string): boolean {
+    for (const t of this.scopeTables.at(-1) ?? []) if (name === t || name.startsWith(`${t}.`)) return true;
+    return false;
+  }
+
+  protected aliasName(name: string): string {
+    if (this.shadowsTable(name))
+      throw new HogQLQueryError(
+        `Alias "${name}" is also the name of a table in this query; choose another alias`,
+      );
+    return id(name);
   }
 
   protected joinConstraint(e: Expr): string {
@@ -90,7 +109,7 @@ export class ExprPrinter {
       case 'Placeholder':
         throw new HogQLQueryError('Unresolved placeholder');
       case 'Alias':
-        return `(${this.expr(e.expr)} AS ${id(e.alias)})`;
+        return `(${this.expr(e.expr)} AS ${this.aliasName(e.alias)})`;
       case 'And':
         return e.exprs.length === 1 ? this.expr(e.exprs[0] as Expr) : `and(${this.list(e.exprs)})`;
       case 'Or':
@@ -150,6 +169,9 @@ export class ExprPrinter {
       case 'SelectQuery':
       case 'SelectSetQuery':
         return `(${this.printSelect(e)})`;
+      default:
+        // The parser knows more node kinds (COLUMNS(...), HogQLX tags) than we print: refuse them.
+        throw new HogQLQueryError(`Unsupported syntax: ${(e as { node: string }).node}`);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Alias, CTE, JoinExpr } from '../ast.js';
+import { HogQLQueryError } from '../errors.js';
 import type { TableDef } from '../schema/fields.js';
 import type { DataType, ValueInfo } from '../types.js';
 
@@ -51,4 +52,22 @@ export function newScope(ctes: Map<string, CTE>, depth: number): Scope {
     pending: [],
     depth,
   };
+}
+
+/**
+ * CTEs are copied into every place that names them, so CTEs naming earlier ones twice grow the
+ * query exponentially (a 25-line query would take the process down). Copies per query are capped.
+ */
+export const MAX_CTE_COPIES = 500;
+let cteCopies = 0;
+
+/** Starts the count for one top-level query (resolution is synchronous). */
+export function resetCteCopies(): void {
+  cteCopies = 0;
+}
+
+export function countCteCopy(name: string): void {
+  if (++cteCopies > MAX_CTE_COPIES) {
+    throw new HogQLQueryError(`Query expands CTEs more than ${MAX_CTE_COPIES} times (last: ${name})`);
+  }
 }

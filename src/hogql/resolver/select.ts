@@ -17,7 +17,7 @@ import type { ValueInfo } from '../types.js';
 import { resolveExpr, type SubqueryResolver } from './expressions.js';
 import { resolveInSource } from './fields.js';
 import { infoOf } from './info.js';
-import { newScope, type Scope, type TableSource } from './scope.js';
+import { countCteCopy, newScope, resetCteCopies, type Scope, type TableSource } from './scope.js';
 
 /** Deeper nesting than this is refused rather than risking the stack. */
 export const MAX_DEPTH = 48;
@@ -36,6 +36,7 @@ const fieldResolver = { resolveExpr: resolve };
 /** Resolves a SELECT or set operation in place; returns its output columns by name. */
 export function resolveAny(q: AnySelect, ctes: Map<string, CTE>, depth: number): Columns {
   if (depth > MAX_DEPTH) throw new HogQLQueryError('Query is nested too deeply');
+  if (depth === 0) resetCteCopies();
   if (q.node === 'SelectSetQuery') {
     const columns = resolveAny(q.initial_select_query, ctes, depth + 1);
     for (const s of q.subsequent_select_queries) resolveAny(s.select_query, ctes, depth + 1);
@@ -115,6 +116,7 @@ function registerTable(j: JoinExpr, table: Field, scope: Scope): TableSource {
   const name = table.chain.join('.');
   const cte = table.chain.length === 1 ? scope.ctes.get(name) : undefined;
   if (cte && cte.cte_type === 'subquery' && !j.table_args) {
+    countCteCopy(name);
     const body = cloneAst(cte.expr);
     if (body.node !== 'SelectQuery' && body.node !== 'SelectSetQuery')
       throw new HogQLQueryError(`CTE ${name} is not a query`);

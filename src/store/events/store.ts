@@ -81,6 +81,32 @@ function wrap(
     ({ ...DEFAULT_SETTINGS, ...o?.settings, log_comment: o?.marker ?? '' }) as Parameters<
       ClickHouseClient['query']
     >[0]['clickhouse_settings'];
+  // chDB (3.4) hands rows a failed query had already produced to the next query on the session,
+  // whichever team it runs for. Queries therefore run one at a time on chDB (the session does so
+  // anyway) and a failure is drained with a throwaway statement before the next one starts.
+  let tail: Promise<void> = Promise.resolve();
+  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (backend !== 'chdb') return fn();
+    const previous = tail;
+    let release = () => {};
+    tail = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+  const drain = async () => {
+    if (backend !== 'chdb') return;
+    await client
+      .query({ query: 'SELECT 1', format: 'JSONEachRow' })
+      .then((r) => r.json())
+      .catch(() => {});
+  };
+
   async function query<T>(
     sql: string,
     o: QueryOptions | undefined,
@@ -99,13 +125,15 @@ function wrap(
       });
       return result.json<T>();
     };
-    if (!marker || !o?.signal) return run(o?.signal);
-    return untilSettledOrKilled(
-      run,
-      o.signal,
-      () => control.cancel(marker),
-      () => (backend === 'chdb' ? query('SELECT 1', undefined, 'JSONEachRow') : Promise.resolve()),
-    );
+    return exclusive(async () => {
+      try {
+        if (!marker || !o?.signal) return await run(o?.signal);
+        return await untilSettledOrKilled(run, o.signal, () => control.cancel(marker), drain);
+      } catch (err) {
+        await drain();
+        throw err;
+      }
+    });
   }
   return {
     backend,
