@@ -33,7 +33,10 @@ describe(`batch exports: hogql_query (${backend})`, () => {
   });
 
   it('stores a valid query with its derived schema, under either field name', async () => {
-    const res = await create("select event, properties.$browser as browser, count() from events where event != 'x'", 'dialect_query');
+    const res = await create(
+      "select event, properties.$browser as browser, count() from events where event != 'x'",
+      'dialect_query',
+    );
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(body.schema).toEqual({

@@ -22,7 +22,13 @@ describe(`metadata migrations (${backend})`, () => {
     const options = { dataDir, databaseUrl: process.env.DATABASE_URL, databaseSchema: schema };
     const first = await openMetaStore(options);
     expect(first.dialect).toBe(backend);
-    expect(first.applied).toEqual(['0001_init', '0002_persons', '0003_org_access', '0004_playlists', '0005_batch_exports']);
+    expect(first.applied).toEqual([
+      '0001_init',
+      '0002_persons',
+      '0003_org_access',
+      '0004_playlists',
+      '0005_batch_exports',
+    ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);
     }

@@ -173,7 +173,10 @@ describe(`route table (${backend})`, () => {
       for (const variant of [url, url.replace(/\/$/, '')]) {
         const res = await h.request('GET', variant);
         const missing = namesAnObject(r.url) && res.statusCode === 404 && res.json().code === 'not_found';
-        if (res.statusCode !== 200 && !missing) wrong.push(`GET ${variant} -> ${res.statusCode} ${res.body}`);
+        // Routes with a required query parameter (draft_sql's `prompt`) say so instead.
+        const needsParameter = res.statusCode === 400 && res.json().code === 'required';
+        if (res.statusCode !== 200 && !missing && !needsParameter)
+          wrong.push(`GET ${variant} -> ${res.statusCode} ${res.body}`);
       }
     }
     expect(wrong).toEqual([]);

@@ -161,8 +161,12 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
           response: {
             200: QueryStatusResponse,
             202: QueryStatusResponse,
-            400: Type.Union([QueryStatusResponse, ErrorBody]),
-            500: Type.Union([QueryStatusResponse, ErrorBody]),
+            400: Type.Union([QueryStatusResponse, ErrorBody], {
+              description: 'The query failed with a message (or a bad request)',
+            }),
+            500: Type.Union([QueryStatusResponse, ErrorBody], {
+              description: 'The query failed without a message',
+            }),
           },
         },
       },

@@ -99,7 +99,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const query = await createQueryRuntime({ config, events: options.events, bus, now: deps.now });
   // After in-flight requests: their queries finished; background ones are abandoned with the node.
   app.addHook('onClose', async () => query.close());
-  probes.query = () => query.ping();
   await app.register(queryRoutes, { ...api, query });
   await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
 
