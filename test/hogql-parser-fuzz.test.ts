@@ -27,7 +27,9 @@ describe('HogQL parser: generated queries against @posthog/hogql-parser', () => 
     agree('expr', render(expr(3)), 2000, 20251122);
   });
 
-  it('agrees on 600 generated SELECT queries (joins, CTEs, set operations, every clause)', { timeout: 300_000 }, () => {
+  it('agrees on 600 generated SELECT queries (joins, CTEs, set operations, every clause)', {
+    timeout: 300_000,
+  }, () => {
     agree('select', render(select(1)), 600, 4242);
   });
 
@@ -41,7 +43,9 @@ describe('HogQL parser: generated queries against @posthog/hogql-parser', () => 
 
   it('generates mostly valid HogQL, so that the ASTs get compared and not just the errors', () => {
     const samples = fc.sample(render(select(1)), { numRuns: 100, seed: 1 });
-    const invalid = samples.filter((text) => (reference('select', text) as { error?: boolean }).error === true);
+    const invalid = samples.filter(
+      (text) => (reference('select', text) as { error?: boolean }).error === true,
+    );
     expect(invalid.length).toBeLessThan(15);
   });
 });

@@ -381,7 +381,7 @@ describe('EventsQuery isolation and errors', () => {
         { select: ['event'], orderBy: ['timestamp DESC DESC'] },
         /Unexpected input after the order expression: DESC/,
       ],
-      [{ select: ['event'], orderBy: ['event ='] }, /Unexpected input/],
+      [{ select: ['event'], orderBy: ['event ='] }, /Unexpected/],
       [{ select: ['event'], orderBy: ['(('] }, /.+/],
       [{ select: ['event'], orderBy: ['missing_field ASC'] }, /Unable to resolve field: missing_field/],
     ];
