@@ -46,7 +46,10 @@ describe('HogQL parser: limits', () => {
   }
 
   it(`parses nesting up to ${MAX_DEPTH} levels and names the limit beyond`, () => {
-    expect(parseExpr(nested.parentheses?.(MAX_DEPTH - 1) as string)).toMatchObject({ node: 'Constant', value: 1 });
+    expect(parseExpr(nested.parentheses?.(MAX_DEPTH - 1) as string)).toMatchObject({
+      node: 'Constant',
+      value: 1,
+    });
     const { error } = timed(() => parseExpr(nested.parentheses?.(MAX_DEPTH + 1) as string));
     expect((error as Error).message).toMatch(/nested too deeply/);
   });

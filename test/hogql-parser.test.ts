@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HogQLQueryError, HogQLSyntaxError } from '../src/hogql/errors.js';
-import { isFloatConstant, type Node, parseExpr, parseOrderExpr, parseSelect } from '../src/hogql/parser/index.js';
+import {
+  isFloatConstant,
+  type Node,
+  parseExpr,
+  parseOrderExpr,
+  parseSelect,
+} from '../src/hogql/parser/index.js';
 
 /**
  * What the differential tests cannot show: our own positions where the reference parser's are
@@ -75,7 +81,10 @@ describe('HogQL parser: errors', () => {
       "select interval '1 fortnight'",
       'select 1 from a join b on 1, 2',
     ]) {
-      expect(failure(() => parseSelect(text)), text).toBeInstanceOf(HogQLQueryError);
+      expect(
+        failure(() => parseSelect(text)),
+        text,
+      ).toBeInstanceOf(HogQLQueryError);
     }
   });
 
@@ -105,7 +114,10 @@ describe('HogQL parser: constants', () => {
   });
 
   it('keeps integers beyond 64 bits and non-finite numbers as strings, like the reference', () => {
-    expect(parseExpr('9223372036854775808')).toMatchObject({ value: '9223372036854775808', value_type: 'number' });
+    expect(parseExpr('9223372036854775808')).toMatchObject({
+      value: '9223372036854775808',
+      value_type: 'number',
+    });
     expect(parseExpr('-inf')).toMatchObject({ value: '-Infinity', value_type: 'number' });
     expect(Object.is((parseExpr('-0.0') as Node).value, -0)).toBe(true);
     expect(Object.is((parseExpr('-0') as Node).value, 0)).toBe(true);

@@ -42,7 +42,11 @@ export interface PropertyGroupFilter {
   values: Array<PropertyFilter | PropertyGroupFilter>;
 }
 
-export type AnyProperties = Array<PropertyFilter | PropertyGroupFilter> | PropertyGroupFilter | null | undefined;
+export type AnyProperties =
+  | Array<PropertyFilter | PropertyGroupFilter>
+  | PropertyGroupFilter
+  | null
+  | undefined;
 
 /** Where properties live for the table a filter applies to (`events` or `sessions`). */
 export type FilterScope = 'events' | 'sessions' | 'persons';
