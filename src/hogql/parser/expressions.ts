@@ -83,10 +83,7 @@ export function parseExpr(p: Parser, minPrec = 0): Node {
         if (P.ADD < minPrec) break;
         p.pos++;
         const right = parseExpr(p, P.ADD + 1);
-        next = p.span(
-          { node: 'Call', name: 'concat', args: [...concatArgs(left), ...concatArgs(right)] },
-          first,
-        );
+        next = p.span({ node: 'Call', name: 'concat', args: merge(left, right, 'concat', 'args') }, first);
         break;
       }
       case T.IN:
@@ -149,7 +146,7 @@ export function parseExpr(p: Parser, minPrec = 0): Node {
         p.pos++;
         const right = parseExpr(p, prec + 1);
         const kind = t === T.AND ? 'And' : 'Or';
-        next = p.span({ node: kind, exprs: [...flatten(left, kind), ...flatten(right, kind)] }, first);
+        next = p.span({ node: kind, exprs: merge(left, right, kind, 'exprs') }, first);
         outer = true;
         break;
       }
@@ -204,7 +201,13 @@ function distinct(p: Parser, left: Node, first: number, negated: boolean): Node 
 }
 
 function between(p: Parser, expr: Node, first: number, negated: boolean): Node {
-  const low = parseExpr(p, P.BETWEEN);
+  p.betweenLow++;
+  let low: Node;
+  try {
+    low = parseExpr(p, P.BETWEEN);
+  } finally {
+    p.betweenLow--;
+  }
   // only the lower bound is checked, as in the reference parser
   if (low.node === 'Lambda' || low.node === 'NamedArgument') {
     p.defer(p.error('A lambda or named argument is not a valid BETWEEN bound', first));
@@ -244,7 +247,17 @@ function parseAlias(p: Parser, expr: Node, first: number): Node {
   return p.span({ node: 'Alias', alias, expr }, first);
 }
 
-const flatten = (node: Node, kind: string): Node[] => (node.node === kind ? (node.exprs as Node[]) : [node]);
+/** Is `node` an And / Or / concat(…) whose operands merge into a new one of the same kind? */
+const same = (node: Node, kind: string): boolean =>
+  kind === 'concat' ? node.node === 'Call' && node.name === 'concat' : node.node === kind;
 
-const concatArgs = (node: Node): Node[] =>
-  node.node === 'Call' && node.name === 'concat' ? (node.args as Node[]) : [node];
+/**
+ * Operands of `left op right` flattened as the reference AST does: `a and (b and c)` is one And.
+ * The left operand's list is reused, being dropped anyway, so a long chain stays linear.
+ */
+function merge(left: Node, right: Node, kind: string, field: 'exprs' | 'args'): Node[] {
+  const out = same(left, kind) ? (left[field] as Node[]) : [left];
+  if (same(right, kind)) for (const item of right[field] as Node[]) out.push(item);
+  else out.push(right);
+  return out;
+}

@@ -11,7 +11,9 @@ export type { Position } from './source.js';
 
 /**
  * HogQL parser producing the same AST as `@posthog/hogql-parser` (as plain objects, positions
- * included). Every function throws HogQLSyntaxError on invalid input.
+ * included). Every function throws HogQLSyntaxError on invalid input, and HogQLQueryError on
+ * syntax HogQL accepts but does not support (SETTINGS, DATE '…', …), as the reference parser's
+ * NotImplementedError.
  */
 
 /** A SELECT query, a set of them (UNION …), a {placeholder} or a HogQLX tag; one trailing ';'. */

@@ -143,6 +143,7 @@ const ENDS_OPERAND: ReadonlySet<number> = new Set([
   T.THEN,
   T.ELSE,
   T.WHEN,
+  T.END,
   T.AND,
   T.OR,
   T.NOT,

@@ -1,6 +1,7 @@
 import { type HogQLError, type HogQLQueryError, HogQLSyntaxError } from '../errors.js';
 import { type Tokens, tokenize } from './lexer.js';
 import { Source } from './source.js';
+import { matchBrackets, unquote } from './text.js';
 import { isIdentifierLike, T } from './tokens.js';
 
 /** An AST node as the reference parser emits it: `node` names the kind, fields are snake_case. */
@@ -26,12 +27,19 @@ export class Parser {
   /** Index of the current token. */
   pos = 0;
   depth = 0;
-  /** How many INTERVAL expressions enclose the cursor (see special-forms.ts). */
+  /** How many INTERVAL expressions enclose the cursor (see intervals.ts). */
   intervals = 0;
+  /** Where the last failed lambda lookahead started and stopped (see lambdas.ts). */
+  noLambdaFrom = -1;
+  noLambdaBefore = -1;
   /** Set while parsing ORDER BY items, where `5. desc` is the number 5. (see literals.ts). */
   orderItems = 0;
-  /** Set while retrying an INTERVAL whose nested INTERVALs must be plain names or calls. */
+  /** Set while retrying an INTERVAL whose nested INTERVALs are plain names or calls. */
   plainIntervals = 0;
+  /** Set while retrying an INTERVAL whose nested INTERVAL 'x' are interval strings. */
+  stringIntervals = 0;
+  /** Set while parsing a BETWEEN's lower bound, where a lambda body stops before AND. */
+  betweenLow = 0;
 
   constructor(text: string) {
     this.source = new Source(text);
@@ -186,76 +194,4 @@ export class Parser {
     const found = this.t === T.EOF ? 'end of input' : `'${this.text(this.pos)}'`;
     return this.error(expected ? `Unexpected ${found}, expected ${expected}` : `Unexpected ${found}`);
   }
-}
-
-/** For each opening bracket token, the index of its closing one (-1 if none): one pass, a stack. */
-function matchBrackets(type: number[]): Int32Array {
-  const out = new Int32Array(type.length).fill(-1);
-  const stack: number[] = [];
-  for (let i = 0; i < type.length; i++) {
-    const t = type[i];
-    if (t === T.LPAREN || t === T.LBRACKET || t === T.LBRACE || t === T.TEMPLATE_EXPR) stack.push(i);
-    else if (t === T.RPAREN || t === T.RBRACKET || t === T.RBRACE) {
-      const open = stack.pop();
-      if (open !== undefined) out[open] = i;
-    }
-  }
-  return out;
-}
-
-/** Removes the quotes of a string or quoted identifier and resolves its escapes. */
-export function unquote(raw: string, quote: number): string {
-  const body = raw.slice(1, -1);
-  if (body.indexOf('\\') === -1 && body.indexOf(String.fromCharCode(quote)) === -1) return body;
-  let out = '';
-  for (let i = 0; i < body.length; i++) {
-    const c = body.charCodeAt(i);
-    if (c === quote) {
-      out += body[i];
-      i++; // a doubled quote stands for one
-      continue;
-    }
-    if (c !== 92) {
-      out += body[i];
-      continue;
-    }
-    const next = body[i + 1] as string;
-    i++;
-    switch (next) {
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'a':
-        out += '\x07';
-        break;
-      case 'v':
-        out += '\v';
-        break;
-      case '0':
-        break;
-      case '\\':
-      case "'":
-      case '"':
-      case '`':
-      case '{':
-        out += next;
-        break;
-      default:
-        // \x41, \N and the like are kept as written
-        out += `\\${next}`;
-    }
-  }
-  return out;
 }

@@ -1,11 +1,11 @@
+import { atSelectAfterParen, parseArray, parseBrace, parseParenthesized } from './brackets.js';
 import { P, parseExpr } from './expressions.js';
 import { parseFunctionCall } from './functions.js';
-import { parseExprList } from './lists.js';
+import { lambdaAhead, parenLambdaAt, parseArrowLambda } from './lambdas.js';
 import { atNumber, parseNumber } from './literals.js';
 import type { Node, Parser } from './parser.js';
-import { parseSelectSet } from './select-set.js';
-import { attempt, parseKeywordForm } from './special-forms.js';
-import { parseColumnsParenthesized, parseSpread, parseStar } from './star.js';
+import { parseKeywordForm } from './special-forms.js';
+import { parseSpread, parseStar } from './star.js';
 import { parseTag } from './tags.js';
 import { parseTemplateString } from './templates.js';
 import { isIdentifierLike, T } from './tokens.js';
@@ -89,7 +89,8 @@ const INFIX_KEYWORDS: ReadonlySet<number> = new Set([
 function notIsName(p: Parser): boolean {
   const next = p.peek();
   if (next === T.DOT) return p.peek(2) !== T.DECIMAL && p.peek(2) !== T.OCTAL;
-  // `not and.x` negates a column called "and"
+  // `not and.x` negates a column called "and", `not as` a column called "as"
+  if (next === T.AS) return isIdentifierLike(p.peek(2)) || p.peek(2) === T.STRING;
   if (INFIX_KEYWORDS.has(next)) return p.peek(2) !== T.DOT;
   return JOIN_WORDS.has(next) && (p.peek(2) === T.JOIN || JOIN_WORDS.has(p.peek(2)));
 }
@@ -110,14 +111,6 @@ const JOIN_WORDS: ReadonlySet<number> = new Set([
   T.NATURAL,
   T.POSITIONAL,
 ]);
-
-/** Does `( select …` follow (the cursor being on the token before the parenthesis)? */
-function atSelectAfterParen(p: Parser): boolean {
-  let i = 1;
-  while (p.peek(i) === T.LPAREN) i++;
-  const t = p.peek(i);
-  return t === T.SELECT || t === T.WITH;
-}
 
 /** Identifier-led operands: lambdas, named arguments, calls and fields. */
 function parseIdentifierExpr(p: Parser): Node {
@@ -145,119 +138,6 @@ function parseIdentifierExpr(p: Parser): Node {
       return p.span({ node: 'Constant', value: lower === 'true' }, first);
   }
   return p.span({ node: 'Field', chain }, first);
-}
-
-/** Is `ident (, ident)* ,? ->` ahead, starting at token `from`? */
-function lambdaAhead(p: Parser, from: number): boolean {
-  let i = from;
-  for (;;) {
-    if (!isIdentifierLike(p.type[i] as number)) return false;
-    i++;
-    if (p.type[i] === T.ARROW) return true;
-    if (p.type[i] !== T.COMMA) return false;
-    i++;
-    if (p.type[i] === T.ARROW) return true;
-  }
-}
-
-/** `x -> body`, `x, y -> body` and `(x, y) -> body`; the body is a full expression. */
-function parseArrowLambda(p: Parser, first: number, parenthesized: boolean): Node {
-  const args: string[] = [];
-  if (parenthesized) p.pos++;
-  while (!p.at(T.ARROW) && !p.at(T.RPAREN)) {
-    args.push(p.identifier());
-    if (!p.accept(T.COMMA)) break;
-  }
-  if (parenthesized) p.expect(T.RPAREN, "')'");
-  p.expect(T.ARROW, "'->'");
-  const body = p.pos;
-  const expr = p.at(T.LBRACE) ? attempt(p, () => parseExpr(p)) : parseExpr(p);
-  // `x -> { return x }` has a Hog block as its body, which only the Hog program parser knows
-  if (expr === null) throw p.error('Lambdas with a block body (Hog code) are not supported in HogQL', body);
-  return p.span({ node: 'Lambda', args, expr }, first);
-}
-
-/** `( … )`: a subquery, a lambda's parameters, a tuple, `(* EXCLUDE …)` or just grouping. */
-function parseParenthesized(p: Parser): Node {
-  const first = p.pos;
-  const next = p.peek();
-  if (next === T.RPAREN && p.peek(2) === T.ARROW) return parseArrowLambda(p, first, true);
-  if (isIdentifierLike(next) && parenLambdaAt(p, p.pos)) {
-    return parseArrowLambda(p, first, true);
-  }
-  if (next === T.ASTERISK && (p.peek(2) === T.EXCLUDE || p.peek(2) === T.REPLACE)) {
-    return parseColumnsParenthesized(p);
-  }
-  if (atSelectAfterParen(p)) {
-    const saved = p.pos;
-    const deferred = p.deferred;
-    try {
-      p.pos++;
-      const query = parseSelectSet(p);
-      p.expect(T.RPAREN, "')'");
-      return query;
-    } catch (err) {
-      if (!p.recoverable(err)) throw err;
-      p.deferred = deferred;
-      // `((select 1) + 1)` groups an expression starting with a subquery, and `(select(1))` calls
-      // a function named select: when the query does not parse, the expression may
-      p.pos = saved;
-      const expr = attempt(p, () => parseParenthesizedExpr(p, first));
-      if (expr === null) throw err;
-      return expr;
-    }
-  }
-  return parseParenthesizedExpr(p, first);
-}
-
-function parseParenthesizedExpr(p: Parser, first: number): Node {
-  p.pos++;
-  const items = parseExprList(p);
-  const trailing = p.type[p.pos - 1] === T.COMMA;
-  p.expect(T.RPAREN, "')'");
-  if (items.length === 1 && !trailing) return items[0] as Node;
-  return p.span({ node: 'Tuple', exprs: items }, first);
-}
-
-/** `(a, b) -> …` at token `open`: identifiers only, then ')' and '->'. */
-function parenLambdaAt(p: Parser, open: number): boolean {
-  if (p.type[open + 1] === T.RPAREN) return p.type[open + 2] === T.ARROW;
-  let i = open + 1;
-  for (;;) {
-    if (!isIdentifierLike(p.type[i] as number)) return false;
-    i++;
-    if (p.type[i] === T.COMMA) {
-      i++;
-      if (p.type[i] === T.RPAREN) return p.type[i + 1] === T.ARROW;
-      continue;
-    }
-    return p.type[i] === T.RPAREN && p.type[i + 1] === T.ARROW;
-  }
-}
-
-export function parseArray(p: Parser, first: number): Node {
-  p.expect(T.LBRACKET, "'['");
-  const exprs = p.at(T.RBRACKET) ? [] : parseExprList(p);
-  p.expect(T.RBRACKET, "']'");
-  return p.span({ node: 'Array', exprs }, first);
-}
-
-/** `{expr}` is a placeholder, `{}` and `{k: v, …}` are dictionaries. */
-function parseBrace(p: Parser): Node {
-  const first = p.pos++;
-  if (p.accept(T.RBRACE)) return p.span({ node: 'Dict', items: [] }, first);
-  const key = parseExpr(p);
-  if (p.accept(T.RBRACE)) return p.span({ node: 'Placeholder', expr: key }, first);
-  const items: Node[][] = [];
-  let k = key;
-  for (;;) {
-    p.expect(T.COLON, "':'");
-    items.push([k, parseExpr(p)]);
-    if (!p.accept(T.COMMA) || p.at(T.RBRACE)) break;
-    k = parseExpr(p);
-  }
-  p.expect(T.RBRACE, "'}'");
-  return p.span({ node: 'Dict', items }, first);
 }
 
 /** Can this token begin an operand? Used to tell `NOT x` from a column called `not`. */

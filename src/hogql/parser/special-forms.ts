@@ -1,10 +1,11 @@
+import { parseArray } from './brackets.js';
 import { parseExpr } from './expressions.js';
+import { parseIntervalForm } from './intervals.js';
 import { parseIdentifierList } from './lists.js';
 import type { Node, Parser } from './parser.js';
-import { parseArray } from './primary.js';
 import { parseColumns } from './star.js';
 import { parseTemplateString } from './templates.js';
-import { INTERVAL_UNITS, T } from './tokens.js';
+import { T } from './tokens.js';
 import { parseTypeName } from './types.js';
 
 /**
@@ -46,14 +47,8 @@ export function parseKeywordForm(p: Parser): Node | null {
       p.pos += 2;
       return p.span({ node: 'Constant', value: p.stringAt(first + 1) }, first);
     }
-    case T.INTERVAL: {
-      // inside another INTERVAL, `interval '1 day' day` leaves the unit to the outer one
-      if (next === T.STRING && p.intervals > 0 && !INTERVAL_UNITS.has(p.peek(3)))
-        return parseIntervalString(p);
-      if (p.plainIntervals > 0 && p.intervals > 0) return null;
-      const interval = attempt(p, () => parseInterval(p)) ?? attempt(p, () => parseIntervalPlainInside(p));
-      return interval ?? (next === T.STRING ? parseIntervalString(p) : null);
-    }
+    case T.INTERVAL:
+      return parseIntervalForm(p);
     case T.SUBSTRING:
       return next === T.LPAREN ? attempt(p, () => parseSubstringFrom(p)) : null;
     case T.TRIM:
@@ -102,12 +97,10 @@ function parseCast(p: Parser): Node {
   // the expression runs up to a top-level AS, the last one that works: `cast(x as y as Int)`
   // casts the alias `x as y`, while `cast(x as as String)` casts x to the type "as string"
   const candidates: number[] = [];
-  let depth = 0;
   for (let i = first + 2; i < close; i++) {
     const t = p.type[i];
-    if (t === T.LPAREN || t === T.LBRACKET || t === T.LBRACE || t === T.TEMPLATE_EXPR) depth++;
-    else if (t === T.RPAREN || t === T.RBRACKET || t === T.RBRACE) depth--;
-    else if (t === T.AS && depth === 0) candidates.push(i);
+    if (t === T.LPAREN || t === T.LBRACKET || t === T.LBRACE || t === T.TEMPLATE_EXPR) i = p.closing(i);
+    else if (t === T.AS) candidates.push(i);
   }
   if (candidates.length === 0) throw p.unexpected('AS');
   for (let c = candidates.length - 1; c >= 0; c--) {
@@ -125,61 +118,6 @@ function castAt(p: Parser, first: number, as: number, kind: string): Node {
   const typeName = parseTypeName(p);
   p.expect(T.RPAREN, "')'");
   return p.span({ node: kind, expr, type_name: typeName }, first);
-}
-
-/** INTERVAL interval(…) day: a second try that reads nested INTERVALs as names or calls. */
-function parseIntervalPlainInside(p: Parser): Node {
-  p.plainIntervals++;
-  try {
-    return parseInterval(p);
-  } finally {
-    p.plainIntervals--;
-  }
-}
-
-/** INTERVAL expr unit → toInterval<Unit>(expr). */
-function parseInterval(p: Parser): Node {
-  const first = p.pos++;
-  p.intervals++;
-  let expr: Node;
-  try {
-    expr = parseExpr(p);
-  } finally {
-    p.intervals--;
-  }
-  const unit = INTERVAL_UNITS.get(p.t);
-  if (unit === undefined) throw p.unexpected('an interval unit');
-  p.pos++;
-  return p.span({ node: 'Call', name: `toInterval${unit}`, args: [expr] }, first);
-}
-
-const UNIT_NAMES: Record<string, string> = {
-  second: 'Second',
-  minute: 'Minute',
-  hour: 'Hour',
-  day: 'Day',
-  week: 'Week',
-  month: 'Month',
-  quarter: 'Quarter',
-  year: 'Year',
-};
-
-/** INTERVAL '3 day' → toIntervalDay(3); the string must be exactly "<count> <unit>". */
-function parseIntervalString(p: Parser): Node {
-  const first = p.pos;
-  p.pos += 2;
-  const text = p.stringAt(first + 1);
-  const space = text.indexOf(' ');
-  const count = space === -1 ? '' : text.slice(0, space);
-  const unitText = text.slice(space + 1);
-  const unit = UNIT_NAMES[unitText.endsWith('s') ? unitText.slice(0, -1) : unitText];
-  if (space === -1)
-    p.defer(p.unsupported("Unsupported interval: must be in the format '<count> <unit>'", first + 1));
-  else if (!/^[0-9]+$/.test(count))
-    p.defer(p.unsupported(`Unsupported interval count: '${count}' is not a valid integer`, first + 1));
-  else if (unit === undefined) p.defer(p.unsupported(`Unsupported interval unit: ${unitText}`, first + 1));
-  const args = [{ node: 'Constant', value: Number(count) }];
-  return p.span({ node: 'Call', name: `toInterval${unit ?? 'Day'}`, args }, first);
 }
 
 /** SUBSTRING(x FROM a [FOR b]): valid syntax that the reference AST does not support. */

@@ -1,5 +1,6 @@
 import { parseExpr } from './expressions.js';
-import { type Node, type Parser, unquote } from './parser.js';
+import type { Node, Parser } from './parser.js';
+import { unquote } from './text.js';
 import { T } from './tokens.js';
 
 /**
