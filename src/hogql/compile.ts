@@ -59,7 +59,7 @@ function compile(input: string | AnySelect, options: CompileOptions): CompiledQu
   const hogql = printSelectHogQL(ast);
   resolveAny(ast, new Map(), 0);
   const ctx = new PrintContext(options);
-  const body = new ClickHousePrinter(ctx).select(ast);
+  const body = new ClickHousePrinter(ctx).print(ast);
   const settings = printSettings(querySettings(options.limits ?? SYNC_LIMITS));
   const filters = ctx.tables.size ? `, ${printTeamTableFilters(options.teamId, ctx.tables)}` : '';
   const sql = `${body} SETTINGS ${settings}${filters}`;

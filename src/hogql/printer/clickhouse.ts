@@ -19,6 +19,12 @@ export class ClickHousePrinter extends ExprPrinter {
     super(ctx, (q) => this.select(q));
   }
 
+  /** Prints a whole query (the entry point; `select` prints nested ones). */
+  print(q: AnySelect): string {
+    this.renameTables(q);
+    return this.select(q);
+  }
+
   select(q: AnySelect): string {
     if (q.node === 'SelectSetQuery') {
       let sql = this.setMember(q.initial_select_query);
@@ -30,7 +36,7 @@ export class ClickHousePrinter extends ExprPrinter {
       return sql;
     }
     const tables = new Set<string>();
-    for (let j = q.select_from; j; j = j.next_join) if (j.alias) tables.add(j.alias);
+    for (let j = q.select_from; j; j = j.next_join) if (j.alias) tables.add(this.table(j.alias));
     this.scopeTables.push(tables);
     try {
       return this.withSelect(() => this.selectQuery(q));
@@ -126,7 +132,7 @@ export class ClickHousePrinter extends ExprPrinter {
 
   private joinTable(j: JoinExpr, guards: string[]): string {
     const table = j.table;
-    const alias = j.alias ? ` AS ${id(j.alias)}` : '';
+    const alias = j.alias ? ` AS ${id(this.table(j.alias))}` : '';
     if (table && (table.node === 'SelectQuery' || table.node === 'SelectSetQuery')) {
       return `(${this.select(table)})${alias}`;
     }
@@ -137,7 +143,7 @@ export class ClickHousePrinter extends ExprPrinter {
       if (t.table !== 'numbers') throw new HogQLQueryError(`Unknown table function ${t.table}`);
       return `numbers(${(j.table_args ?? []).map((a) => this.expr(a)).join(', ')})${alias}`;
     }
-    guards.push(`equals(${id(t.alias)}.team_id, ${this.teamId})`);
+    guards.push(`equals(${id(this.table(t.alias))}.team_id, ${this.teamId})`);
     const sample = j.sample ? ` SAMPLE ${this.sample(j.sample)}` : '';
     const name = this.ctx.options.table(t.table);
     this.ctx.tables.add(name);

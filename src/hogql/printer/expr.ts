@@ -7,6 +7,7 @@ import type { PropertyType } from '../types.js';
 import { type Operand, printCompare } from './compare.js';
 import type { PrintContext } from './context.js';
 import { escapeIdentifier as id } from './escape.js';
+import { tableRenames } from './table-renames.js';
 
 const ARITHMETIC = { '+': 'plus', '-': 'minus', '*': 'multiply', '/': 'divide', '%': 'modulo' } as const;
 const CASTS: Record<string, string> = {
@@ -35,6 +36,8 @@ export class ExprPrinter {
   /** Table aliases of each SELECT being printed, innermost last. */
   protected readonly scopeTables: Array<ReadonlySet<string>> = [];
   protected readonly teamId: number;
+  /** Table aliases printed under another name because an expression alias uses theirs. */
+  private renamed: ReadonlyMap<string, string> = new Map();
 
   constructor(
     protected readonly ctx: PrintContext,
@@ -42,6 +45,16 @@ export class ExprPrinter {
   ) {
     if (!Number.isSafeInteger(ctx.options.teamId)) throw new Error('team id must be an integer');
     this.teamId = ctx.options.teamId;
+  }
+
+  /** Call once with the whole query before printing it (see `tableRenames`). */
+  protected renameTables(root: AnySelect): void {
+    this.renamed = tableRenames(root);
+  }
+
+  /** The name a table alias prints as. */
+  protected table(alias: string): string {
+    return this.renamed.get(alias) ?? alias;
   }
 
   protected withSelect(print: () => string): string {
@@ -59,6 +72,7 @@ export class ExprPrinter {
   /**
    * ClickHouse resolves `t.team_id` to an expression alias `t` (a named tuple or JSON value) or
    * `t.team_id` before the table `t`, which would make the team guard read the user's value.
+   * Tables are renamed out of the way first, so this only guards against a renaming bug.
    */
   protected shadowsTable(name: string): boolean {
     for (const t of this.scopeTables.at(-1) ?? []) if (name === t || name.startsWith(`${t}.`)) return true;
@@ -87,7 +101,7 @@ export class ExprPrinter {
     if (t) {
       switch (t.kind) {
         case 'column': {
-          const col = t.table ? `${id(t.table)}.${id(t.column)}` : id(t.column);
+          const col = t.table ? `${id(this.table(t.table))}.${id(t.column)}` : id(t.column);
           return t.tz ? `toTimeZone(${col}, ${this.ctx.literal(this.ctx.options.timezone)})` : col;
         }
         case 'property':
@@ -209,7 +223,7 @@ export class ExprPrinter {
   }
 
   private property(t: PropertyType): string {
-    const table = t.table ? `${id(t.table)}.` : '';
+    const table = t.table ? `${id(this.table(t.table))}.` : '';
     // The column stores exactly the expression below for its key (see store/events/columns.ts).
     if (t.materialized) return `${table}${id(t.materialized)}`;
     const keys = t.chain.map((k) => (typeof k === 'number' ? this.integer(k) : this.ctx.bindString(k)));
