@@ -1,3 +1,4 @@
+import fastJsonStringify from 'fast-json-stringify';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Authenticator } from '../src/domain/authenticate.js';
@@ -5,6 +6,7 @@ import type { Deps } from '../src/domain/deps.js';
 import { describeScope, type RouteScope, SCOPE_OBJECTS, scope } from '../src/domain/scopes.js';
 import { installAuth } from '../src/server/auth.js';
 import { installErrorHandling } from '../src/server/errors.js';
+import { validatorCompiler } from '../src/server/validation.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 
 interface SeenRoute {
@@ -106,6 +108,27 @@ describe(`route table (${backend})`, () => {
     expect(routes.map((r) => `${r.method} ${r.url}`)).toEqual(
       expect.arrayContaining(['GET /_health', 'GET /api/users/@me/', 'DELETE /api/personal_api_keys/:id/']),
     );
+  });
+
+  // Schemas compile on a route's first request (src/server/validation.ts, serialization.ts), so a
+  // schema that cannot compile would only show in production: compile them all here.
+  it('has request and response schemas that compile', () => {
+    let compiled = 0;
+    for (const r of routes) {
+      const schema = r.schema ?? {};
+      for (const part of ['body', 'querystring', 'params', 'headers'] as const) {
+        if (!schema[part]) continue;
+        const httpPart = part === 'body' ? 'body' : part;
+        const validate = validatorCompiler({ schema: schema[part], httpPart, method: r.method, url: r.url });
+        expect(() => validate({}), `${r.method} ${r.url} ${part}`).not.toThrow();
+        compiled++;
+      }
+      for (const [status, response] of Object.entries((schema.response ?? {}) as Record<string, object>)) {
+        expect(() => fastJsonStringify(response), `${r.method} ${r.url} ${status}`).not.toThrow();
+        compiled++;
+      }
+    }
+    expect(compiled).toBeGreaterThan(100);
   });
 
   it('gives every /api/ route a valid scope', () => {

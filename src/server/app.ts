@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { actionRoutes } from '../api/actions.js';
 import { captureRoutes } from '../api/capture.js';
 import type { ApiOptions } from '../api/context.js';
 import { healthRoutes } from '../api/health.js';
@@ -26,6 +27,7 @@ import { installJsonOnly } from './content.js';
 import { installErrorHandling } from './errors.js';
 import { installRouteContract, registerOpenApi } from './openapi.js';
 import { setupOrgAccess } from './org-access.js';
+import { serializerCompiler } from './serialization.js';
 import { validatorCompiler } from './validation.js';
 import { VERSION } from './version.js';
 
@@ -83,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   if (bus.kind === 'redis') probes.redis = () => bus.ping();
 
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app, { bodyLimit: config.bodyLimit, ignoreTrailingSlash: true });
   installJsonOnly(app);
   installRouteContract(app);
@@ -91,7 +94,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installAuth(app, deps, authenticator, orgAccess.sessions);
 
   const api: ApiOptions = { deps, authenticator, probes };
-  for (const plugin of [healthRoutes, userRoutes, organizationRoutes, projectRoutes, personalApiKeyRoutes]) {
+  for (const plugin of [
+    healthRoutes,
+    userRoutes,
+    organizationRoutes,
+    projectRoutes,
+    personalApiKeyRoutes,
+    actionRoutes,
+  ]) {
     await app.register(plugin, api);
   }
   await app.register(orgAccessRoutes, { ...api, ...orgAccess.options });
