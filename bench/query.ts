@@ -13,6 +13,7 @@ import { bootstrap } from '../src/domain/bootstrap.js';
 import { compileSelect } from '../src/hogql/compile.js';
 import { loadParser } from '../src/hogql/parse.js';
 import { buildApp } from '../src/server/app.js';
+import { writeBootstrapFile } from '../src/server/bootstrap-file.js';
 import { openStores } from '../src/server/runtime.js';
 import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
 import { eventRow, generator, personRows } from './event-generator.js';
@@ -31,6 +32,8 @@ const config = loadConfig({ BURROW_DATA_DIR: dataDir, LOG_LEVEL: 'error' });
 const stores = await openStores(config);
 const deps = { meta: stores.meta.db, events: stores.events, now: () => new Date() };
 const boot = await bootstrap(deps, { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey });
+// Written so that a later run with the same --dir finds the key (the server does this on first start).
+if (boot) writeBootstrapFile(dataDir, boot);
 const { readFileSync } = await import('node:fs');
 const creds = boot ?? JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
 const team = creds.project_id as number;

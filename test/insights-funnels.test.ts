@@ -392,9 +392,9 @@ describe('FunnelsQuery errors', () => {
     expect((await bad({ dateRange: { date_from: 'not a date' } })).type).toBe('validation_error');
   });
 
-  it('rejects actions and data warehouse steps clearly', async () => {
+  it('rejects unknown actions and data warehouse steps clearly', async () => {
     const actions = await bad({ series: [STEPS[0], { kind: 'ActionsNode', id: 1 }] });
-    expect(actions.detail).toMatch(/Actions are not supported/);
+    expect(actions.detail).toBe('Action 1 does not exist in this project.');
     const dw = await bad({ series: [STEPS[0], { kind: 'DataWarehouseNode', id: 'x', table_name: 't' }] });
     expect(dw.detail).toMatch(/^Data warehouse tables are not supported in funnels just yet/);
   });

@@ -212,8 +212,8 @@ describe('RetentionQuery', () => {
     };
     expect((await bad({})).attr).toBe('retentionFilter');
     expect((await bad({ retentionFilter: { period: 'Year' } })).attr).toBe('period');
-    expect((await bad({ retentionFilter: { targetEntity: { id: 3, type: 'actions' } } })).detail).toMatch(
-      /Actions/,
+    expect((await bad({ retentionFilter: { targetEntity: { id: 3, type: 'actions' } } })).detail).toBe(
+      'Action 3 does not exist in this project.',
     );
     expect((await bad({ retentionFilter: { totalIntervals: 0 } })).attr).toBe('totalIntervals');
   });

@@ -28,6 +28,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0003_org_access',
       '0004_playlists',
       '0005_batch_exports',
+      '0006_actions',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
+import { resolveActions } from '../domain/actions/resolve.js';
 import { ApiError } from '../domain/errors.js';
 import { queryError } from '../domain/query/errors.js';
 import {
@@ -35,8 +36,8 @@ const PREFIXES = ['/api/environments/:project_id/query/', '/api/projects/:projec
 type Body = Static<typeof QueryRequestBody>;
 
 /** Applies the request's overrides to the (unwrapped) node, as PostHog does before running it. */
-function prepare(body: Body): QueryNode {
-  const node = { ...unwrapQuery(body.query) };
+function prepare(body: Body, unwrapped: QueryNode): QueryNode {
+  const node = unwrapped;
   const override = body.filters_override as DashboardFilter | null | undefined;
   if (override && (node.kind === 'EventsQuery' || node.kind === 'SessionsQuery')) {
     // Dashboard filters narrow list queries the way PostHog applies them: dates and properties.
@@ -74,7 +75,8 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
         `Query kind mismatch: path kind "${kindInPath}" does not match body kind "${String((body.query as { kind?: unknown }).kind)}".`,
       );
     }
-    const node = prepare(body);
+    // Actions are read before the node is checked, so their definitions are part of the cache key.
+    const node = prepare(body, await resolveActions(deps, team.id, unwrapQuery(body.query)));
     const runner = runnerFor(node.kind);
     const abort = new AbortController();
     request.raw.once('close', () => {

@@ -4,13 +4,19 @@ import {
   type PropertyGroupFilter,
   propertiesToExpr,
 } from '../../hogql/property-filters.js';
+import { actionToExpr } from '../actions/predicate.js';
+import { type ResolvedAction, resolvedAction } from '../actions/resolve.js';
 import { ApiError } from '../errors.js';
 import { all, isTrue } from './ast-kit.js';
 
-/** A series entry: an EventsNode (event null = all events). Burrow has no actions yet. */
+/**
+ * A series entry: an EventsNode (event null = all events) or an ActionsNode, whose definition
+ * `resolveActions` embedded before the query was checked (`event` is then null).
+ */
 export interface EntityNode {
-  kind: 'EventsNode';
+  kind: 'EventsNode' | 'ActionsNode';
   event: string | null;
+  action?: ResolvedAction;
   name?: string | null;
   custom_name?: string | null;
   properties?: AnyProperties;
@@ -20,7 +26,7 @@ export interface EntityNode {
 const bad = (attr: string, detail: string) =>
   new ApiError(400, 'validation_error', 'invalid_input', detail, attr);
 
-/** Validates one series entry; actions and data warehouse tables are clear 400s. */
+/** Validates one series entry; data warehouse tables are a clear 400. */
 export function checkEntity(
   raw: unknown,
   attr: string,
@@ -34,12 +40,17 @@ export function checkEntity(
       attr,
       'Data warehouse tables are not supported in funnels just yet. For now, please try this funnel without the data warehouse-based step.',
     );
-  if (node.kind === 'ActionsNode')
-    throw bad(
-      attr,
-      'Actions are not supported yet: Burrow has no actions. Use an EventsNode with the event name.',
-    );
-  if (node.kind !== 'EventsNode') throw bad(attr, `${attr}: expected an EventsNode`);
+  if (node.kind === 'ActionsNode') {
+    if (node.properties !== undefined && node.properties !== null && typeof node.properties !== 'object')
+      throw bad(attr, `${attr}.properties must be a list of property filters`);
+    return {
+      ...(node as object),
+      kind: 'ActionsNode',
+      event: null,
+      action: resolvedAction(node, attr),
+    } as EntityNode;
+  }
+  if (node.kind !== 'EventsNode') throw bad(attr, `${attr}: expected an EventsNode or an ActionsNode`);
   if (node.event !== undefined && node.event !== null && typeof node.event !== 'string')
     throw bad(attr, `${attr}.event must be a string or null`);
   if (node.properties !== undefined && node.properties !== null && typeof node.properties !== 'object')
@@ -57,14 +68,18 @@ export function checkEntity(
 /** The events an entity matches, as a HogQL condition over `events`. */
 export function entityExpr(entity: EntityNode): Expr {
   const parts: Expr[] = [];
-  if (entity.event !== null) parts.push(compare('==', field('event'), constant(entity.event)));
+  if (entity.action) parts.push(actionToExpr(entity.action.steps));
+  else if (entity.event !== null) parts.push(compare('==', field('event'), constant(entity.event)));
   const props = propertiesToExpr(entity.properties);
   if (!isTrue(props)) parts.push(props);
   return all(parts);
 }
 
-/** The name PostHog shows for an entity: its `name`, else the event, else "All events". */
-export const entityName = (entity: EntityNode): string => entity.name ?? entity.event ?? 'All events';
+/** The name PostHog shows for an entity: an action's stored name, else its `name`, else the event, else "All events". */
+export const entityName = (entity: EntityNode): string =>
+  entity.action
+    ? (entity.action.name ?? entity.name ?? `Action ${entity.action.id}`)
+    : (entity.name ?? entity.event ?? 'All events');
 
 /**
  * The filters every event of an insight passes: the node's `properties`, and with

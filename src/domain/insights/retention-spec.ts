@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { AnyProperties } from '../../hogql/property-filters.js';
 import { addIntervals, startOfInterval, type WeekStartDay } from '../../query/intervals.js';
 import { parseDate, zoneOf } from '../../query/relative-date.js';
+import { resolvedAction } from '../actions/resolve.js';
 import { ApiError } from '../errors.js';
 import type { QueryNode } from '../query/kinds.js';
 import { optionalObject, optionalProperties } from '../query/node-checks.js';
@@ -28,15 +29,28 @@ const MAX_INTERVALS = 500;
 const bad = (attr: string, detail: string) =>
   new ApiError(400, 'validation_error', 'invalid_input', detail, attr);
 
-/** Retention entities are `{id, type, name}` (newer clients also send EventsNode-like fields). */
+/**
+ * Retention entities are `{id, type, name}` (newer clients also send EventsNode-like fields);
+ * `type: "actions"` (or an ActionsNode) names an action, resolved before the query was checked.
+ */
 function entity(raw: unknown, attr: string): EntityNode {
   if (raw === undefined || raw === null) return { kind: 'EventsNode', event: '$pageview', name: '$pageview' };
   if (typeof raw !== 'object' || Array.isArray(raw)) throw bad(attr, `${attr} must be an object`);
   const e = raw as Record<string, unknown>;
-  if (e.type === 'actions' || e.kind === 'ActionsNode')
-    throw bad(attr, 'Actions are not supported yet: Burrow has no actions. Use an event entity.');
+  if (e.properties !== undefined && e.properties !== null && typeof e.properties !== 'object')
+    throw bad(attr, `${attr}.properties must be a list of property filters`);
+  if (e.type === 'actions' || e.kind === 'ActionsNode') {
+    const action = resolvedAction(e, attr);
+    return {
+      kind: 'ActionsNode',
+      event: null,
+      action,
+      name: typeof e.name === 'string' ? e.name : action.name,
+      properties: (e.properties as AnyProperties) ?? null,
+    };
+  }
   if (e.type !== undefined && e.type !== null && e.type !== 'events')
-    throw bad(attr, `${attr}.type must be "events"`);
+    throw bad(attr, `${attr}.type must be "events" or "actions"`);
   const id = e.id ?? e.event ?? null;
   if (id !== null && typeof id !== 'string') throw bad(attr, `${attr}.id must be an event name`);
   if (e.properties !== undefined && e.properties !== null && typeof e.properties !== 'object')

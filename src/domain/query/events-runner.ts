@@ -1,4 +1,6 @@
 import { compare, constant, field } from '../../hogql/ast.js';
+import { actionToExpr } from '../actions/predicate.js';
+import { resolvedAction } from '../actions/resolve.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { effectiveModifiers } from './hogql-runner.js';
 import type { QueryNode } from './kinds.js';
@@ -21,8 +23,7 @@ export interface EventsQueryNode extends ListQueryNode {
 export function checkEventsNode(node: QueryNode): QueryNode {
   checkListNode(node);
   optionalString(node, 'event');
-  if (node.actionId !== undefined && node.actionId !== null)
-    throw unsupported(node, 'actionId', 'actions are not supported; filter with `event` or `where` instead');
+  if (node.actionId !== undefined && node.actionId !== null) resolvedAction(node, 'actionId');
   if (node.source !== undefined && node.source !== null)
     throw unsupported(node, 'source', 'insight sources are not supported yet');
   return node;
@@ -38,6 +39,8 @@ export async function runEventsQuery(node: EventsQueryNode, ctx: RunnerContext):
   const filters = listFilters(node, ctx, 'events');
   if (typeof node.event === 'string' && node.event)
     filters.push(compare('==', field('event'), constant(node.event)));
+  if (node.actionId !== undefined && node.actionId !== null)
+    filters.push(actionToExpr(resolvedAction(node, 'actionId').steps));
   filters.push(...timeBounds('timestamp', node, ctx));
   const page = pageOf(node.limit, node.offset);
   const query = paginate(

@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002_persons.js';
 import * as m0003 from './migrations/0003_org_access.js';
 import * as m0004 from './migrations/0004_playlists.js';
 import * as m0005 from './migrations/0005_batch_exports.js';
+import * as m0006 from './migrations/0006_actions.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0003_org_access': m0003,
   '0004_playlists': m0004,
   '0005_batch_exports': m0005,
+  '0006_actions': m0006,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -200,7 +200,25 @@ export interface SessionRecordingViewsTable {
   created_at: Timestamp;
 }
 
+export interface ActionsTable {
+  id: Generated<number>;
+  team_id: number;
+  name: string | null;
+  description: string;
+  tags: Json;
+  post_to_slack: Bool;
+  slack_message_format: string;
+  steps: Json;
+  deleted: Bool;
+  created_at: Timestamp;
+  created_by: number | null;
+  updated_at: Timestamp;
+  last_calculated_at: Timestamp;
+  pinned_at: NullableTimestamp;
+}
+
 export interface MetaTables {
+  actions: ActionsTable;
   batch_exports: BatchExportsTable;
   batch_export_backfills: BatchExportBackfillsTable;
   batch_export_runs: BatchExportRunsTable;

@@ -59,24 +59,56 @@ function withinWindow(x: Expr, start: Expr): Expr {
  */
 function nextIndexArrays(spec: FunnelSpec): Expr[] {
   if (spec.order === 'strict') return [];
+  const dominance = prunesDominatedStarts(spec)
+    ? [
+        alias(
+          'next_0',
+          reverseFill(ifElse(all([stepFlag(v('x'), 0), ...startConds(spec, v('x'))]), v('j'), num(0))),
+        ),
+      ]
+    : [];
   const first = spec.order === 'unordered' ? 0 : 1;
-  return spec.steps.slice(first).map((_, i) => {
+  const next = spec.steps.slice(first).map((_, i) => {
     const k = i + first;
-    const own = fn(
-      'arrayMap',
-      lambda(['x', 'j'], ifElse(all([stepFlag(v('x'), k), ...sameValue(spec, v('x'))]), v('j'), num(0))),
-      E,
-      IDX,
+    return alias(
+      `next_${k}`,
+      reverseFill(ifElse(all([stepFlag(v('x'), k), ...sameValue(spec, v('x'))]), v('j'), num(0))),
     );
-    return alias(`next_${k}`, fn('arrayReverseFill', lambda(['y'], gt(v('y'), num(0))), own));
   });
+  return [...dominance, ...next];
+}
+
+/** For each index j, the first index at or after j whose event `pick` (of x, j) marks, 0 if none. */
+function reverseFill(pick: Expr): Expr {
+  const own = fn('arrayMap', lambda(['x', 'j'], pick), E, IDX);
+  return fn('arrayReverseFill', lambda(['y'], gt(v('y'), num(0))), own);
+}
+
+/**
+ * In an ordered funnel two starts whose next step-1 event is the same reach the same events from
+ * there on, and the later start's window ends later: it reaches at least as many steps and wins
+ * ties, so the earlier one can never be the best path and is not built at all. Most events of a
+ * typical first step ($pageview) are such starts, which made this the funnel's main cost. Not with
+ * exclusions: reaching a further step can bring an exclusion into a path and lose it.
+ */
+function prunesDominatedStarts(spec: FunnelSpec): boolean {
+  return spec.order === 'ordered' && spec.steps.length > 1 && spec.exclusions.length === 0;
+}
+
+/** Start i is kept unless a later valid start comes before i's next step-1 event (or both have none). */
+function undominated(i: Expr): Expr {
+  const after = math('+', i, num(1));
+  const laterStart = at(v('next_0'), after);
+  const step1 = at(v('next_1'), after);
+  return or(eq(laterStart, num(0)), all([gt(step1, num(0)), compare('>=', laterStart, step1)]));
 }
 
 function orderedCandidates(spec: FunnelSpec): Expr {
   const n = spec.steps.length;
+  const pruned = prunesDominatedStarts(spec) ? [undominated(v('i'))] : [];
   const starts = fn(
     'arrayFilter',
-    lambda(['i'], all([stepFlag(ev(v('i')), 0), ...startConds(spec, ev(v('i')))])),
+    lambda(['i'], all([stepFlag(ev(v('i')), 0), ...startConds(spec, ev(v('i'))), ...pruned])),
     IDX,
   );
   let cands = fn('arrayMap', lambda(['i'], array(v('i'))), starts);

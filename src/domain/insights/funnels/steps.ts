@@ -40,13 +40,13 @@ export function shapeSteps(spec: FunnelSpec, row: unknown[] | undefined): Record
   return spec.steps.map((step, k) => {
     const unordered = spec.order === 'unordered';
     const out: Record<string, unknown> = {
-      action_id: unordered ? null : step.event,
+      action_id: unordered ? null : step.action ? step.action.id : step.event,
       name: unordered ? `Completed ${k + 1} step${k === 0 ? '' : 's'}` : entityName(step),
       custom_name: unordered ? null : (step.custom_name ?? null),
       order: k,
       people: [],
       count: row ? Number(row[1 + k]) : 0,
-      type: 'events',
+      type: step.action ? 'actions' : 'events',
       average_conversion_time: k === 0 || !row ? null : finite(row[1 + n + 2 * (k - 1)]),
       median_conversion_time: k === 0 || !row ? null : finite(row[2 + n + 2 * (k - 1)]),
     };

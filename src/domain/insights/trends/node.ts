@@ -1,13 +1,18 @@
 import type { AnyProperties } from '../../../hogql/property-filters.js';
 import type { DateRangeInput } from '../../../query/date-range.js';
 import type { TrendInterval } from '../../../query/intervals.js';
+import { type ResolvedAction, resolvedAction } from '../../actions/resolve.js';
 import { ApiError } from '../../errors.js';
 import type { QueryNode } from '../../query/kinds.js';
 
-/** PostHog's EventsNode as a series of an insight (ActionsNode/DataWarehouseNode are refused). */
+/**
+ * A series of an insight: PostHog's EventsNode, or an ActionsNode (`id`) whose definition
+ * `resolveActions` embedded (DataWarehouseNode is refused).
+ */
 export interface EventsSeries {
-  kind: 'EventsNode';
+  kind: 'EventsNode' | 'ActionsNode';
   event?: string | null;
+  id?: number | string;
   name?: string | null;
   custom_name?: string | null;
   math?: string | null;
@@ -18,6 +23,10 @@ export interface EventsSeries {
   properties?: AnyProperties;
   fixedProperties?: AnyProperties;
 }
+
+/** An ActionsNode series' embedded action (checkInsightNode made sure it is there). */
+export const seriesAction = (s: EventsSeries): ResolvedAction | null =>
+  s.kind === 'ActionsNode' ? resolvedAction(s as unknown as Record<string, unknown>, 'series') : null;
 
 export interface BreakdownFilter {
   breakdown_type?: string | null;
@@ -98,20 +107,13 @@ export function checkInsightNode(node: QueryNode, opts: { minSeries?: number } =
   if (series.length > 50) throw invalidInput(node.kind, 'series', 'List should have at most 50 items');
   series.forEach((s, i) => {
     if (!isObject(s)) throw invalidInput(node.kind, `series.${i}`, 'Input should be an object');
-    if (s.kind === 'ActionsNode')
+    if (s.kind === 'ActionsNode') resolvedAction(s, `series.${i}`);
+    else if (s.kind !== 'EventsNode')
       throw new ApiError(
         400,
         'validation_error',
         'invalid_input',
-        'Actions are not supported yet: use an EventsNode series (event name) instead.',
-        `series.${i}`,
-      );
-    if (s.kind !== 'EventsNode')
-      throw new ApiError(
-        400,
-        'validation_error',
-        'invalid_input',
-        `Series of kind ${String(s.kind).slice(0, 50)} are not supported: use an EventsNode series.`,
+        `Series of kind ${String(s.kind).slice(0, 50)} are not supported: use an EventsNode or ActionsNode series.`,
         `series.${i}`,
       );
     for (const k of [

@@ -4,9 +4,10 @@ import { propertiesToExpr } from '../../../hogql/property-filters.js';
 import { resolveDateRange, useStartOfInterval } from '../../../query/date-range.js';
 import { intervalStarts, type TrendInterval } from '../../../query/intervals.js';
 import { parseDate, zoneOf } from '../../../query/relative-date.js';
+import { actionToExpr } from '../../actions/predicate.js';
 import type { RunnerContext } from '../../query/context.js';
 import { runSelect } from '../../query/run-select.js';
-import type { EventsSeries, InsightNode } from './node.js';
+import { type EventsSeries, type InsightNode, seriesAction } from './node.js';
 
 export type InsightContext = RunnerContext;
 
@@ -103,7 +104,10 @@ const isTrue = (e: Expr) => e.node === 'Constant' && e.value === true;
 /** Event name, series and insight property filters, test accounts: the series' WHERE (no time). */
 export function seriesFilters(series: EventsSeries, node: InsightNode, ctx: InsightContext): Expr[] {
   const parts: Expr[] = [];
-  if (typeof series.event === 'string') parts.push(compare('==', field('event'), constant(series.event)));
+  const action = seriesAction(series);
+  if (action) parts.push(actionToExpr(action.steps));
+  else if (typeof series.event === 'string')
+    parts.push(compare('==', field('event'), constant(series.event)));
   for (const props of [series.properties, series.fixedProperties, node.properties]) {
     const e = propertiesToExpr(props ?? null);
     if (!isTrue(e)) parts.push(e);

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { TrendInterval } from '../../../query/intervals.js';
 import { formatInZone } from '../../../query/intervals.js';
 import { zoneOf } from '../../../query/relative-date.js';
-import type { EventsSeries } from './node.js';
+import { type EventsSeries, seriesAction } from './node.js';
 import { num, type Period } from './scope.js';
 
 /** One entry of `results`, in PostHog's build_series_response shape. */
@@ -39,14 +39,23 @@ export function zeroFilled(keys: string[], rows: Map<string, number>): number[] 
   return keys.map((k) => rows.get(k) ?? 0);
 }
 
-/** The series' display name: its name, else the event, else "All events". */
-export const seriesName = (s: EventsSeries): string => s.name ?? s.event ?? 'All events';
+/**
+ * The series' display name: an action's stored name (PostHog reads it from the action, not the
+ * node), else the node's name, else the event, else "All events".
+ */
+export const seriesName = (s: EventsSeries): string => {
+  const action = seriesAction(s);
+  if (action) return action.name ?? s.name ?? `Action ${action.id}`;
+  return s.name ?? s.event ?? 'All events';
+};
 
+/** PostHog's `action` entry of a series result (`type: "actions"` with the action id for actions). */
 export function actionOf(s: EventsSeries, order: number, days: string[]): Record<string, unknown> {
+  const action = seriesAction(s);
   return {
     days,
-    id: s.event ?? null,
-    type: 'events',
+    id: action ? action.id : (s.event ?? null),
+    type: action ? 'actions' : 'events',
     order,
     name: seriesName(s),
     custom_name: s.custom_name ?? null,
