@@ -71,7 +71,7 @@ async function burrowCounts(days: number): Promise<number[]> {
     dateRange: { date_from: '2025-06-01', date_to: '2025-06-30' },
     funnelsFilter: { funnelWindowInterval: days, funnelWindowIntervalUnit: 'day' },
   });
-  return (out.results as Array<{ count: number }>).map((s) => s.count);
+  return (out.results as unknown as Array<{ count: number }>).map((s) => s.count);
 }
 
 describe('FunnelsQuery against windowFunnel', () => {

@@ -45,9 +45,15 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 const compiledBy = new Map<Ajv.default, WeakMap<object, ValidateFunction>>();
 function memoized(ajv: Ajv.default, schema: object): ValidateFunction {
   let cache = compiledBy.get(ajv);
-  if (!cache) compiledBy.set(ajv, (cache = new WeakMap()));
+  if (!cache) {
+    cache = new WeakMap();
+    compiledBy.set(ajv, cache);
+  }
   let fn = cache.get(schema);
-  if (!fn) cache.set(schema, (fn = ajv.compile(schema)));
+  if (!fn) {
+    fn = ajv.compile(schema);
+    cache.set(schema, fn);
+  }
   return fn;
 }
 
