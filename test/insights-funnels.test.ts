@@ -193,6 +193,29 @@ describe('FunnelsQuery test accounts', () => {
     expect(counts(await funnel({ filterTestAccounts: true }))).toEqual([7, 3, 1]);
     expect(counts(await funnel({ filterTestAccounts: false }))).toEqual([8, 4, 2]);
   });
+
+  it('does not serve a cached result computed with the project test-account filters as they were', async () => {
+    const blocking = async () => {
+      const res = await query(
+        h,
+        project,
+        { kind: 'FunnelsQuery', series: STEPS, dateRange: JUNE, filterTestAccounts: true },
+        h.key,
+        { refresh: 'blocking' },
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      return counts(res.json().results);
+    };
+    const filter = (id: string) =>
+      h.request('PATCH', `/api/projects/${project}/`, {
+        body: { test_account_filters: [{ key: `distinct_id != '${id}'`, type: 'hogql' }] },
+      });
+    await filter('p1');
+    expect(await blocking()).toEqual([7, 3, 1]);
+    await filter('p2');
+    // Without p2 (signup, activate) instead of p1 (all three steps).
+    expect(await blocking()).toEqual([7, 3, 2]);
+  });
 });
 
 describe('FunnelsQuery breakdowns', () => {

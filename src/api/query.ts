@@ -62,6 +62,10 @@ function prepare(body: Body, unwrapped: QueryNode): QueryNode {
   return runnerFor(node.kind).check(node);
 }
 
+function usesTestAccountFilters(node: QueryNode): boolean {
+  return JSON.stringify(node).includes('"filterTestAccounts":true');
+}
+
 export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
   await loadParser();
   const create = async (request: FastifyRequest, body: Body, kindInPath?: string) => {
@@ -89,7 +93,13 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
       legacyAsync: body.async,
       clientQueryId: body.client_query_id ?? null,
       modifiers: node.modifiers,
-      cacheKeyExtra: { runner: node.kind, week_start_day: team.weekStartDay ?? 0, version: 1 },
+      cacheKeyExtra: {
+        runner: node.kind,
+        week_start_day: team.weekStartDay ?? 0,
+        version: 1,
+        // The project's test-account filters are part of the answer when the query applies them.
+        ...(usesTestAccountFilters(node) ? { test_account_filters: team.testAccountFilters ?? null } : {}),
+      },
       staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
       signal: abort.signal,
       run: async ({ signal, marker }) => {
