@@ -17,23 +17,55 @@ import {
   tuple,
   v,
 } from '../ast-kit.js';
-import { EV } from './events.js';
+import { EV, needsEventTuples, STEP_SHIFT, windowMs } from './events.js';
 import type { FunnelSpec } from './spec.js';
 
 /**
  * Per person: every way into the funnel (one candidate per event that can start it), each
  * candidate an array of n event indices into `evs` in step order (0 = step not reached), then the
  * best candidate: most steps, no exclusion in between, latest start on ties (shortest times).
+ *
+ * Cost rule: a lambda that reads an array of the row it was not given as an argument gets a copy
+ * of that array for every element it maps, so a lambda over the events that read `evs` was
+ * quadratic per person (the funnel took 4x its hand-written SQL at 10M events). Lambdas over
+ * events therefore take what they read as arguments (zipped arrays), and lambdas over candidates
+ * read only plain integer arrays (`ev_ms`, `ev_steps`, `next_k`), never `evs`.
  */
 const E = v('evs');
+const KEYS = v('ev_keys');
 /** Above any event index, so steps * SCORE_BASE + start orders by steps, then start. */
 const SCORE_BASE = 1_000_000_000;
-const IDX = fn('arrayEnumerate', E);
-const ev = (i: Expr) => at(E, i);
-const ms = (x: Expr) => nth(x, EV.ms);
-const stepFlag = (x: Expr, k: number) => fn('bitTest', nth(x, EV.steps), num(k));
+const IDX = v('ev_idx');
 const gt = (l: Expr, r: Expr) => compare('>', l, r);
 const le = (l: Expr, r: Expr) => compare('<=', l, r);
+const flag = (bitsValue: Expr, k: number) => fn('bitTest', bitsValue, num(k));
+/** Step bits of event index i, for lambdas over candidates. */
+const stepFlagAt = (i: Expr, k: number) => flag(at(v('ev_steps'), i), k);
+/** The array shifted left by one (element j holds the original j + 1), 0 at the end. */
+const shifted = (a: Expr) => fn('arrayPushBack', fn('arrayPopFront', a), num(0));
+
+/** Plain arrays taken from the keys (and `evs`) once, for lambdas over candidates to read. */
+function eventColumns(spec: FunnelSpec): Expr[] {
+  const out = [
+    alias('ev_idx', fn('arrayEnumerate', KEYS)),
+    alias('ev_count', fn('length', KEYS)),
+    alias('ev_ms', fn('arrayMap', lambda(['k'], fn('intDiv', v('k'), num(STEP_SHIFT))), KEYS)),
+    alias('ev_steps', fn('arrayMap', lambda(['k'], fn('modulo', v('k'), num(STEP_SHIFT))), KEYS)),
+  ];
+  if (spec.exclusions.length)
+    out.push(alias('ev_exclusions', fn('arrayMap', lambda(['e'], nth(v('e'), EV.exclusions)), E)));
+  return out;
+}
+
+/**
+ * A lambda over the events: `s` is an event's step bits, `x` its tuple (when the funnel has
+ * them), `j` its index, then any further arrays zipped in.
+ */
+function overEvents(spec: FunnelSpec, extra: Array<[string, Expr]>, body: Expr): Expr[] {
+  const tuples = needsEventTuples(spec);
+  const args = ['j', 's', ...(tuples ? ['x'] : []), ...extra.map(([name]) => name)];
+  return [lambda(args, body), IDX, v('ev_steps'), ...(tuples ? [E] : []), ...extra.map(([, a]) => a)];
+}
 
 /** With all_events attribution every step must share the breakdown value being counted. */
 function sameValue(spec: FunnelSpec, x: Expr): Expr[] {
@@ -49,8 +81,15 @@ function startConds(spec: FunnelSpec, x: Expr): Expr[] {
   return out;
 }
 
-function withinWindow(x: Expr, start: Expr): Expr {
-  return le(ms(x), nth(ev(start), EV.deadline));
+/** Event index `found` is within the window of the candidate starting at event index `start`. */
+function withinWindow(spec: FunnelSpec, found: Expr, start: Expr): Expr {
+  return le(at(v('ev_ms'), found), math('+', at(v('ev_ms'), start), num(windowMs(spec))));
+}
+
+/** For each index j, the first index at or after j whose event `pick` marks, 0 if none. */
+function reverseFill(spec: FunnelSpec, pick: Expr): Expr {
+  const own = fn('arrayMap', ...overEvents(spec, [], ifElse(pick, v('j'), num(0))));
+  return fn('arrayReverseFill', lambda(['y'], gt(v('y'), num(0))), own);
 }
 
 /**
@@ -59,58 +98,48 @@ function withinWindow(x: Expr, start: Expr): Expr {
  */
 function nextIndexArrays(spec: FunnelSpec): Expr[] {
   if (spec.order === 'strict') return [];
+  const x = v('x');
+  const s = v('s');
   const dominance = prunesDominatedStarts(spec)
-    ? [
-        alias(
-          'next_0',
-          reverseFill(ifElse(all([stepFlag(v('x'), 0), ...startConds(spec, v('x'))]), v('j'), num(0))),
-        ),
-      ]
+    ? [alias('next_0', reverseFill(spec, all([flag(s, 0), ...startConds(spec, x)])))]
     : [];
   const first = spec.order === 'unordered' ? 0 : 1;
   const next = spec.steps.slice(first).map((_, i) => {
     const k = i + first;
-    return alias(
-      `next_${k}`,
-      reverseFill(ifElse(all([stepFlag(v('x'), k), ...sameValue(spec, v('x'))]), v('j'), num(0))),
-    );
+    return alias(`next_${k}`, reverseFill(spec, all([flag(s, k), ...sameValue(spec, x)])));
   });
   return [...dominance, ...next];
-}
-
-/** For each index j, the first index at or after j whose event `pick` (of x, j) marks, 0 if none. */
-function reverseFill(pick: Expr): Expr {
-  const own = fn('arrayMap', lambda(['x', 'j'], pick), E, IDX);
-  return fn('arrayReverseFill', lambda(['y'], gt(v('y'), num(0))), own);
 }
 
 /**
  * In an ordered funnel two starts whose next step-1 event is the same reach the same events from
  * there on, and the later start's window ends later: it reaches at least as many steps and wins
  * ties, so the earlier one can never be the best path and is not built at all. Most events of a
- * typical first step ($pageview) are such starts, which made this the funnel's main cost. Not with
- * exclusions: reaching a further step can bring an exclusion into a path and lose it.
+ * typical first step ($pageview) are such starts. Not with exclusions: reaching a further step
+ * can bring an exclusion into a path and lose it.
  */
 function prunesDominatedStarts(spec: FunnelSpec): boolean {
   return spec.order === 'ordered' && spec.steps.length > 1 && spec.exclusions.length === 0;
 }
 
-/** Start i is kept unless a later valid start comes before i's next step-1 event (or both have none). */
-function undominated(i: Expr): Expr {
-  const after = math('+', i, num(1));
-  const laterStart = at(v('next_0'), after);
-  const step1 = at(v('next_1'), after);
-  return or(eq(laterStart, num(0)), all([gt(step1, num(0)), compare('>=', laterStart, step1)]));
+/** The events that can start a path, as indices: a lambda over zipped arrays, nothing captured. */
+function startIndices(spec: FunnelSpec, canStart: (steps: Expr) => Expr): Expr {
+  const conds = [canStart(v('s')), ...startConds(spec, v('x'))];
+  if (!prunesDominatedStarts(spec)) return fn('arrayFilter', ...overEvents(spec, [], all(conds)));
+  // Kept unless a later valid start comes before this start's next step-1 event (or both have none).
+  const later = v('later_start');
+  const step1 = v('next_step1');
+  conds.push(or(eq(later, num(0)), all([gt(step1, num(0)), compare('>=', later, step1)])));
+  const extra: Array<[string, Expr]> = [
+    ['later_start', shifted(v('next_0'))],
+    ['next_step1', shifted(v('next_1'))],
+  ];
+  return fn('arrayFilter', ...overEvents(spec, extra, all(conds)));
 }
 
 function orderedCandidates(spec: FunnelSpec): Expr {
   const n = spec.steps.length;
-  const pruned = prunesDominatedStarts(spec) ? [undominated(v('i'))] : [];
-  const starts = fn(
-    'arrayFilter',
-    lambda(['i'], all([stepFlag(ev(v('i')), 0), ...startConds(spec, ev(v('i'))), ...pruned])),
-    IDX,
-  );
+  const starts = startIndices(spec, (steps) => flag(steps, 0));
   let cands = fn('arrayMap', lambda(['i'], array(v('i'))), starts);
   for (let k = 1; k < n; k++) {
     const prev = at(v('c'), k);
@@ -119,14 +148,14 @@ function orderedCandidates(spec: FunnelSpec): Expr {
     if (spec.order === 'strict') {
       const cand = math('+', prev, num(1));
       next = ifElse(
-        all([le(cand, fn('length', E)), stepFlag(ev(cand), k), withinWindow(ev(cand), start)]),
+        all([le(cand, v('ev_count')), stepFlagAt(cand, k), withinWindow(spec, cand, start)]),
         cand,
         num(0),
       );
     } else {
       // The earliest step-k event after the previous step, looked up in `next_k` (linear time).
       const found = at(v(`next_${k}`), math('+', prev, num(1)));
-      next = ifElse(all([gt(found, num(0)), withinWindow(ev(found), start)]), found, num(0));
+      next = ifElse(all([gt(found, num(0)), withinWindow(spec, found, start)]), found, num(0));
     }
     cands = fn(
       'arrayMap',
@@ -139,11 +168,10 @@ function orderedCandidates(spec: FunnelSpec): Expr {
 
 function unorderedCandidates(spec: FunnelSpec): Expr {
   const n = spec.steps.length;
-  const anyStep = gt(nth(ev(v('i')), EV.steps), num(0));
-  const starts = fn('arrayFilter', lambda(['i'], all([anyStep, ...startConds(spec, ev(v('i')))])), IDX);
+  const starts = startIndices(spec, (steps) => gt(steps, num(0)));
   const found = spec.steps.map((_, k) => {
     const idx = at(v(`next_${k}`), v('i'));
-    return ifElse(all([gt(idx, num(0)), withinWindow(ev(idx), v('i'))]), idx, num(0));
+    return ifElse(all([gt(idx, num(0)), withinWindow(spec, idx, v('i'))]), idx, num(0));
   });
   const reached = fn('arraySort', fn('arrayFilter', lambda(['y'], gt(v('y'), num(0))), array(...found)));
   return fn('arrayMap', lambda(['i'], fn('arrayResize', reached, num(n), num(0))), starts);
@@ -156,12 +184,8 @@ function excluded(spec: FunnelSpec, c: Expr): Expr {
     ...spec.exclusions.map((e, i) => {
       const from = at(c, e.from + 1);
       const to = at(c, e.to + 1);
-      const between = all([
-        gt(v('j'), from),
-        compare('<', v('j'), to),
-        fn('bitTest', nth(v('x'), EV.exclusions), num(i)),
-      ]);
-      return all([gt(to, num(0)), fn('arrayExists', lambda(['x', 'j'], between), E, IDX)]);
+      const between = all([gt(v('j'), from), compare('<', v('j'), to), flag(v('x'), i)]);
+      return all([gt(to, num(0)), fn('arrayExists', lambda(['x', 'j'], between), v('ev_exclusions'), IDX)]);
     }),
   );
 }
@@ -190,8 +214,10 @@ export function bestPathQuery(spec: FunnelSpec, events: SelectQuery): SelectQuer
   return select({
     select: [
       v('aggregation_target'),
-      E,
+      ...(needsEventTuples(spec) ? [E] : []),
+      KEYS,
       ...extra,
+      ...eventColumns(spec),
       ...nextIndexArrays(spec),
       alias('cands', cands),
       alias('scores', fn('arrayMap', lambda(['c'], score), v('cands'))),

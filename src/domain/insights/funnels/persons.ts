@@ -9,7 +9,7 @@ import type { FunnelSpec } from './spec.js';
 const E = v('evs');
 const PATH = nth(v('best'), 3);
 const evAt = (i: Expr) => at(E, i);
-const msAt = (step: number) => nth(evAt(at(PATH, step + 1)), EV.ms);
+const msAt = (step: number) => at(v('ev_ms'), at(PATH, step + 1));
 const reached = (step: number) => compare('>', at(PATH, step + 1), num(0));
 
 /** Seconds from step `from` to step `to`, null when `to` was not reached. */

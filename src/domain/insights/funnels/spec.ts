@@ -31,6 +31,8 @@ export interface FunnelSpec {
   aggregateBy: string | null;
 }
 
+/** Step bits share an Int64 with the event time (see events.ts). */
+const MAX_STEPS = 20;
 const ORDERS = ['ordered', 'strict', 'unordered'];
 const VIZ = ['steps', 'time_to_convert', 'trends'];
 const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'];
@@ -58,6 +60,8 @@ export function funnelSpec(node: QueryNode): FunnelSpec {
   const series = node.series;
   if (!Array.isArray(series) || series.length < 2)
     throw invalidFunnel('series', 'Funnels require at least two steps before calculating.');
+  if (series.length > MAX_STEPS)
+    throw invalidFunnel('series', `Funnels can have at most ${MAX_STEPS} steps.`);
   const steps = series.map((s, i) => checkEntity(s, `series.${i}`, 'funnels'));
   for (const s of steps)
     if (s.optionalInFunnel) throw invalidFunnel('series', 'Optional funnel steps are not supported yet.');
