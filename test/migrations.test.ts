@@ -29,6 +29,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0004_playlists',
       '0005_batch_exports',
       '0006_actions',
+      '0007_batch_export_offsets',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

@@ -36,7 +36,7 @@ export function exportDeps(config: Config, dialect: DialectName, deps: Deps): Ex
     dialect,
     secrets: secretBox(secretKey(config)),
     destinations: destinations(
-      { allowPrivate: config.batchExports.allowPrivateNetworks },
+      { allowPrivate: config.batchExports.allowPrivateNetworks, dnsServers: config.dnsServers },
       config.batchExports.pageRows,
     ),
     settings: { ...config.batchExports },

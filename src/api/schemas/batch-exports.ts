@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { offsetView } from '../../domain/batch-exports/offsets.js';
 import type { ExportView } from '../../domain/batch-exports/service.js';
 import type { BackfillRecord } from '../../store/meta/batch-export-backfills.js';
 import type { RunRecord } from '../../store/meta/batch-export-runs.js';
@@ -46,6 +47,10 @@ export const BatchExport = Type.Object({
   hogql_query: Nullable(Type.String()),
   schema: Nullable(Type.Record(Type.String(), Type.Unknown())),
   filters: Nullable(Type.Array(Type.Unknown())),
+  offset_day: Nullable(
+    Type.Integer({ description: 'Weekly exports: the weekday windows start on (0 = Sunday)' }),
+  ),
+  offset_hour: Nullable(Type.Integer({ description: 'Daily and weekly exports: the hour windows start at' })),
 });
 
 const NullableText = Type.Optional(Nullable(Type.String()));
@@ -67,6 +72,10 @@ const ExportFields = {
   hogql_query: NullableText,
   dialect_query: Type.Optional(Nullable(Type.String(), { description: 'Another name for hogql_query' })),
   filters: Type.Optional(Type.Unknown({ description: 'Property filters: [{key, operator, type, value}]' })),
+  offset_day: Type.Optional(Nullable(Type.Integer({ description: '0 (Sunday) to 6; weekly exports only' }))),
+  offset_hour: Type.Optional(
+    Nullable(Type.Integer({ description: '0 to 23; daily and weekly exports only' })),
+  ),
 };
 
 export const CreateBody = Type.Object(ExportFields, { additionalProperties: false });
@@ -144,6 +153,7 @@ export function toBatchExport({ record: r, latestRuns }: ExportView) {
     hogql_query: r.hogqlQuery,
     schema: r.schema,
     filters: r.filters,
+    ...offsetView(r.interval, r.intervalOffset),
   };
 }
 

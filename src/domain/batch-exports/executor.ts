@@ -4,12 +4,10 @@ import { type BatchExportRecord, findBatchExport } from '../../store/meta/batch-
 import type { ExportDeps } from './deps.js';
 import { withDefaults } from './destinations/config.js';
 import { PermanentError } from './destinations/types.js';
-import { compileExportQuery, HogQLUnavailableError } from './hogql.js';
 import { fullConfig } from './service.js';
 import type { PropertyFilter } from './sources/filters.js';
-import { ROW_SCHEMAS } from './sources/schemas.js';
-import { openSource } from './sources/source.js';
-import type { DestinationType, Model } from './types.js';
+import { exportSource } from './sources/source.js';
+import type { DestinationType } from './types.js';
 
 /** Why a run stopped early: this node is shutting down, or the run is no longer ours. */
 export type AbortReason = 'stop' | 'lost';
@@ -60,22 +58,16 @@ export async function executeRun(
       await settle({ status: 'Cancelled', finishedAt: deps.now().toISOString() });
       return { outcome: 'lost' };
     }
-    if (exp.hogqlQuery) compileExportQuery(exp.hogqlQuery, { teamId: exp.teamId, timezone: exp.timezone });
     const destination = deps.destinations[exp.destinationType as DestinationType];
     if (!destination) throw new PermanentError(`Destination ${exp.destinationType} is not available`);
     const config = withDefaults(fullConfig(deps, exp), destination.fields);
-    const source = openSource(
-      deps.events,
-      {
-        model: exp.model as Model,
-        teamId: exp.teamId,
-        filters: (exp.filters ?? []) as PropertyFilter[],
-        includeEvents: strings(config.include_events),
-        excludeEvents: strings(config.exclude_events),
-      },
-      { start: run.dataIntervalStart, end: run.dataIntervalEnd },
-      settings.pageRows,
-    );
+    const scope = {
+      filters: (exp.filters ?? []) as PropertyFilter[],
+      includeEvents: strings(config.include_events),
+      excludeEvents: strings(config.exclude_events),
+    };
+    const window = { start: run.dataIntervalStart, end: run.dataIntervalEnd };
+    const { source, schema } = await exportSource(deps.events, exp, scope, window, settings.pageRows);
     const signal = controller.signal;
     progress.recordsTotalCount = await source.count();
     const writer = await destination.open(config, {
@@ -84,7 +76,7 @@ export async function executeRun(
       teamId: exp.teamId,
       dataIntervalStart: run.dataIntervalStart,
       dataIntervalEnd: run.dataIntervalEnd,
-      schema: ROW_SCHEMAS[exp.model as Model],
+      schema,
       signal,
     });
     try {
@@ -141,7 +133,7 @@ async function failure(
   const message = error instanceof Error ? error.message : String(error);
   // `attempt` was counted when the run was claimed.
   const attempt = run.attempt;
-  const permanent = error instanceof PermanentError || error instanceof HogQLUnavailableError;
+  const permanent = error instanceof PermanentError;
   if (permanent || attempt >= deps.settings.maxAttempts) {
     const ok = await settle({ status: 'Failed', latestError: message, finishedAt: deps.now().toISOString() });
     return ok ? { outcome: 'failed', error: message } : { outcome: 'lost' };

@@ -9,7 +9,7 @@ import { validationError } from '../errors.js';
 /**
  * `hogql_query` of a batch export: validated with the HogQL compiler under PostHog's rules (one
  * SELECT from events, no joins, subqueries or CTEs) and described by the derived `schema`.
- * Running an export with a query is not built yet: such a run fails with a clear message.
+ * Runs read it through sources/hogql.ts.
  */
 export interface HogQLExport {
   hogqlQuery: string;
@@ -39,6 +39,12 @@ function checkShape(q: SelectQuery): void {
   if (nested) throw invalid('Subqueries in SELECT expressions are not supported');
 }
 
+/** The exported column for a SELECT item: its alias, a field's last name, else the expression. */
+export function columnName(item: Expr): string {
+  if (item.node === 'Alias') return item.alias;
+  return item.node === 'Field' ? String(item.chain[item.chain.length - 1]) : printHogQL(item);
+}
+
 export function validateHogQLQuery(text: unknown): HogQLExport | null {
   if (text === null || text === undefined) return null;
   if (typeof text !== 'string') throw validationError('Not a valid string.', 'hogql_query', 'invalid');
@@ -58,28 +64,18 @@ export function validateHogQLQuery(text: unknown): HogQLExport | null {
     if (isExposed(err)) throw invalid(`Invalid HogQL query: ${err.message}`);
     throw invalid('Unsupported HogQL query');
   }
-  const fields = q.select.map((item: Expr) =>
-    item.node === 'Alias'
-      ? { expression: printHogQL(item.expr), alias: item.alias }
-      : {
-          expression: printHogQL(item),
-          alias: item.node === 'Field' ? String(item.chain[item.chain.length - 1]) : printHogQL(item),
-        },
-  );
+  const fields = q.select.map((item: Expr) => ({
+    expression: printHogQL(item.node === 'Alias' ? item.expr : item),
+    alias: columnName(item),
+  }));
   const hogqlQuery = printSelectHogQL(q);
   return { hogqlQuery, schema: { fields, values: {}, hogql_query: hogqlQuery } };
 }
 
-/** Raised when a run needs the compiler; the run fails with this message and is not retried. */
-export class HogQLUnavailableError extends Error {
-  constructor() {
-    super(
-      'Exports with a hogql_query cannot run yet: only the events, persons and sessions models export in this build',
-    );
-  }
-}
-
-export function compileExportQuery(_text: string, _ctx: { teamId: number; timezone: string }): never {
-  // Validation above guarantees the query compiles; the export source for arbitrary columns is not built yet.
-  throw new HogQLUnavailableError();
+/** Parses a stored (already validated) query: the SELECT a run exports. */
+export function storedQuery(text: string): SelectQuery {
+  const q = parseSelect(text);
+  if (q.node !== 'SelectQuery') throw new Error('A batch export query must be one SELECT');
+  checkShape(q);
+  return q;
 }

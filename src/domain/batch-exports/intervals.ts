@@ -53,19 +53,29 @@ function fromWall(wall: number, tz: string): number {
 /**
  * Start of the window holding `at`. Windows are aligned on the export's timezone: days start at
  * local midnight, weeks on Sunday at local midnight, hours and minutes on local clock boundaries.
+ * `offsetSeconds` (day and week only) moves that start later: `offset_hour` hours into the day,
+ * `offset_day` days into the week.
  */
-export function windowStart(at: Date, interval: Interval, tz: string): Date {
+export function windowStart(at: Date, interval: Interval, tz: string, offsetSeconds = 0): Date {
   const utc = at.getTime();
   const wall = utc + offsetAt(utc, tz);
   let floored: number;
   if (interval === 'day' || interval === 'week') {
-    floored = wall - (((wall % DAY) + DAY) % DAY);
+    const offset = offsetSeconds * 1000;
+    const shifted = wall - offset;
+    floored = shifted - (((shifted % DAY) + DAY) % DAY);
     if (interval === 'week') floored -= new Date(floored).getUTCDay() * DAY;
-    return new Date(fromWall(floored, tz));
+    return new Date(fromWall(floored + offset, tz));
   }
   const step = intervalMs(interval);
   floored = wall - (((wall % step) + step) % step);
   return new Date(utc - (wall - floored));
+}
+
+/** PostHog's `interval_offset` from `offset_day` and `offset_hour` (null when neither applies). */
+export function intervalOffset(offsetDay: number | null, offsetHour: number | null): number | null {
+  if (offsetDay === null && offsetHour === null) return null;
+  return (offsetDay ?? 0) * 86_400 + (offsetHour ?? 0) * 3600;
 }
 
 /** End of the window starting at `start` (a local day can be 23 or 25 hours long). */

@@ -12,6 +12,7 @@ import { isUuid, newUuid } from '../ids.js';
 import type { ExportDeps } from './deps.js';
 import { checkConfig, splitSecrets } from './destinations/config.js';
 import { windowStart } from './intervals.js';
+import { resolveOffset } from './offsets.js';
 import type { DestinationType, Interval } from './types.js';
 import { checkFields, destinationType, type ExportInput } from './validate.js';
 
@@ -77,6 +78,7 @@ export async function createExport(
   const { open, secret } = splitSecrets(config, deps.destinations[type].fields);
   const interval = f.interval as Interval;
   const tz = f.timezone ?? 'UTC';
+  const offset = resolveOffset(interval, { day: f.offsetDay, hour: f.offsetHour }, null);
   const from = f.startAt && f.startAt > now.toISOString() ? new Date(f.startAt) : now;
   const record: BatchExportRecord = {
     id,
@@ -99,8 +101,9 @@ export async function createExport(
     createdAt: now.toISOString(),
     lastUpdatedAt: now.toISOString(),
     lastPausedAt: f.lastPausedAt ?? null,
-    nextWindowStart: windowStart(from, interval, tz).toISOString(),
+    nextWindowStart: windowStart(from, interval, tz, offset ?? 0).toISOString(),
     consecutiveFailures: 0,
+    intervalOffset: offset,
   };
   await insertBatchExport(deps.meta, record);
   return { record, latestRuns: [] };
@@ -129,11 +132,19 @@ export async function updateExport(deps: ExportDeps, scope: ExportScope, id: str
   }
   const interval = (f.interval ?? existing.interval) as Interval;
   const tz = f.timezone ?? existing.timezone;
-  if (f.interval !== undefined || f.timezone !== undefined) {
+  const offsetGiven = f.offsetDay !== undefined || f.offsetHour !== undefined;
+  const offset = resolveOffset(interval, { day: f.offsetDay, hour: f.offsetHour }, existing.intervalOffset);
+  if (f.interval !== undefined || f.timezone !== undefined || offsetGiven) {
     patch.interval = interval;
     patch.timezone = tz;
+    patch.intervalOffset = offset;
     // Realigned on the new windows; the part of a window already exported is sent again.
-    patch.nextWindowStart = windowStart(new Date(existing.nextWindowStart), interval, tz).toISOString();
+    patch.nextWindowStart = windowStart(
+      new Date(existing.nextWindowStart),
+      interval,
+      tz,
+      offset ?? 0,
+    ).toISOString();
   }
   const type = existing.destinationType as DestinationType;
   if (input.destination !== undefined || f.model !== undefined) {
@@ -165,7 +176,7 @@ export function pausePatch(now: string): Partial<BatchExportRecord> {
 
 /** Windows missed while paused are skipped: the schedule resumes at the window holding now. */
 export function unpausePatch(existing: BatchExportRecord, now: Date, interval: Interval, tz: string) {
-  const resume = windowStart(now, interval, tz).toISOString();
+  const resume = windowStart(now, interval, tz, existing.intervalOffset ?? 0).toISOString();
   return {
     paused: false,
     pausedReason: null,

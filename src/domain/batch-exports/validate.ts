@@ -1,6 +1,7 @@
 import { validationError } from '../errors.js';
 import { choice, text, timezone } from '../validate.js';
 import { validateHogQLQuery } from './hogql.js';
+import { offsetField } from './offsets.js';
 import { validateFilters } from './sources/filters.js';
 import {
   DESTINATION_TYPES,
@@ -25,6 +26,8 @@ export interface ExportInput {
   filters?: unknown;
   timezone?: string | null;
   last_paused_at?: string | null;
+  offset_day?: number | null;
+  offset_hour?: number | null;
 }
 
 const required = (attr: string) => validationError('This field is required.', attr, 'required');
@@ -85,6 +88,8 @@ export function checkFields(input: ExportInput, creating: boolean) {
     lastPausedAt: datetime(input.last_paused_at, 'last_paused_at'),
     filters: input.filters === undefined ? undefined : validateFilters(input.filters),
     hogql: query === undefined ? undefined : validateHogQLQuery(query),
+    offsetDay: offsetField(input.offset_day, 'offset_day', 6),
+    offsetHour: offsetField(input.offset_hour, 'offset_hour', 23),
   };
   if (out.startAt && out.endAt && out.endAt <= out.startAt) {
     throw validationError("'end_at' must be after 'start_at'.", 'end_at');

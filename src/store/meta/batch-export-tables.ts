@@ -31,6 +31,8 @@ export interface BatchExportsTable {
   last_paused_at: NullableTimestamp;
   next_window_start: Timestamp;
   consecutive_failures: ColumnType<number, number | undefined, number>;
+  /** Migration 0007. */
+  interval_offset: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface BatchExportBackfillsTable {

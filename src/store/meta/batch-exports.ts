@@ -28,6 +28,8 @@ export interface BatchExportRecord {
   lastPausedAt: string | null;
   nextWindowStart: string;
   consecutiveFailures: number;
+  /** Seconds into the day (or week, from Sunday) where day and week windows start; null: 0. */
+  intervalOffset: number | null;
 }
 
 /** Which exports a caller may see: one project's, or every project's of an organization. */
@@ -59,6 +61,7 @@ function toRecord(row: Row): BatchExportRecord {
     lastPausedAt: isoOrNull(row.last_paused_at),
     nextWindowStart: iso(row.next_window_start),
     consecutiveFailures: Number(row.consecutive_failures),
+    intervalOffset: row.interval_offset === null ? null : Number(row.interval_offset),
   };
 }
 
@@ -130,6 +133,7 @@ function toRow(r: Partial<BatchExportRecord>) {
     last_paused_at: r.lastPausedAt,
     next_window_start: r.nextWindowStart,
     consecutive_failures: r.consecutiveFailures,
+    interval_offset: r.intervalOffset,
   };
 }
 

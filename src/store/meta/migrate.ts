@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_org_access.js';
 import * as m0004 from './migrations/0004_playlists.js';
 import * as m0005 from './migrations/0005_batch_exports.js';
 import * as m0006 from './migrations/0006_actions.js';
+import * as m0007 from './migrations/0007_batch_export_offsets.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0004_playlists': m0004,
   '0005_batch_exports': m0005,
   '0006_actions': m0006,
+  '0007_batch_export_offsets': m0007,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -1,5 +1,6 @@
 import { assertHostAllowed, BlockedHostError, type NetworkPolicy } from '../network.js';
 import { parseUrl } from './http.js';
+import { destinationRequest } from './http-request.js';
 import { StepFailure, type TestStep } from './types.js';
 
 function url(raw: unknown): URL {
@@ -21,7 +22,7 @@ export function httpSteps(policy: NetworkPolicy): TestStep[] {
         const target = url(config.url);
         try {
           await assertHostAllowed(policy, target.hostname);
-          await fetch(new URL('/_health', target), { signal, redirect: 'manual' });
+          await destinationRequest(policy, new URL('/_health', target), { method: 'GET', signal });
         } catch (error) {
           if (error instanceof BlockedHostError) throw new StepFailure(error.message);
           throw new StepFailure(`Could not reach '${target.origin}': ${(error as Error).message}`);
@@ -41,16 +42,18 @@ export function httpSteps(policy: NetworkPolicy): TestStep[] {
           'flags/?v=2',
           new URL('.', new URL(target.pathname.replace(/batch\/?$/, ''), target)),
         );
-        const res = await fetch(flags, {
+        const res = await destinationRequest(policy, flags, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ token: config.token, distinct_id: 'burrow-batch-export-test' }),
           signal,
+        }).catch((e: Error) => {
+          throw e instanceof BlockedHostError ? new StepFailure(e.message) : e;
         });
-        await res.text();
         if (res.status === 401)
           throw new StepFailure('The destination does not accept this project API token');
-        if (!res.ok) throw new StepFailure(`The destination answered ${res.status}`);
+        if (res.status < 200 || res.status >= 300)
+          throw new StepFailure(`The destination answered ${res.status}`);
       },
     },
   ];

@@ -1,9 +1,11 @@
 import { gzipSync } from 'node:zlib';
 import { validationError } from '../../errors.js';
-import { assertHostAllowed, type NetworkPolicy, validateHost } from '../network.js';
+import { assertHostAllowed, BlockedHostError, type NetworkPolicy, validateHost } from '../network.js';
 import type { FieldSpecs } from './config.js';
+import { batchBody } from './http-body.js';
+import { destinationRequest } from './http-request.js';
 import { httpSteps } from './http-steps.js';
-import { type Destination, type ExportRow, PermanentError, type Writer } from './types.js';
+import { type Destination, PermanentError, type Writer } from './types.js';
 
 export const HTTP_FIELDS: FieldSpecs = {
   url: { type: 'str', required: true },
@@ -25,18 +27,6 @@ export function parseUrl(raw: unknown): URL {
   return url;
 }
 
-const str = (v: unknown) => JSON.stringify(v ?? null);
-const props = (v: unknown) => (typeof v === 'string' && v.startsWith('{') ? v : '{}');
-
-/** A capture `/batch/` body, events spliced from their stored JSON rather than re-parsed. */
-export function batchBody(token: string, rows: ExportRow[]): string {
-  const events = rows.map(
-    (r) =>
-      `{"uuid":${str(r.uuid)},"event":${str(r.event)},"distinct_id":${str(r.distinct_id)},"timestamp":${str(r.timestamp)},"properties":${props(r.properties)}}`,
-  );
-  return `{"api_key":${str(token)},"historical_migration":true,"batch":[${events.join(',')}]}`;
-}
-
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -51,26 +41,25 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /** Sends one body; retries network errors, 429 and 5xx (honouring Retry-After), fails on other 4xx. */
-async function post(url: URL, body: Buffer, signal: AbortSignal): Promise<void> {
+async function post(policy: NetworkPolicy, url: URL, body: Buffer, signal: AbortSignal): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    let status = 0;
     let wait = 2 ** attempt * 250;
     try {
-      const res = await fetch(url, {
+      const res = await destinationRequest(policy, url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
         body,
         signal,
-        redirect: 'error',
       });
-      status = res.status;
-      const text = await res.text();
-      if (res.ok) return;
+      const { status, text } = res;
+      if (status >= 200 && status < 300) return;
       if (status !== 429 && status < 500)
         throw new PermanentError(`The destination answered ${status}: ${text.slice(0, 300)}`);
-      wait = Math.max(wait, Math.min(30, Number(res.headers.get('retry-after')) || 0) * 1000);
+      wait = Math.max(wait, Math.min(30, Number(res.retryAfter) || 0) * 1000);
       if (attempt >= ATTEMPTS) throw new Error(`The destination answered ${status}: ${text.slice(0, 300)}`);
     } catch (error) {
+      // A refused address does not become allowed by asking again.
+      if (error instanceof BlockedHostError) throw new PermanentError(error.message);
       if (error instanceof PermanentError || signal.aborted || attempt >= ATTEMPTS) throw error;
     }
     await sleep(wait, signal);
@@ -91,12 +80,15 @@ export function httpDestination(policy: NetworkPolicy): Destination {
       const url = parseUrl(config.url);
       await assertHostAllowed(policy, url.hostname);
       const token = String(config.token);
+      const names = new Set(ctx.schema.columns.map((c) => c.name));
+      if (!names.has('event') || !names.has('distinct_id'))
+        throw new PermanentError('An HTTP batch export query must select event and distinct_id');
       return {
         async write(rows) {
           let bytes = 0;
           for (let i = 0; i < rows.length; i += BATCH_EVENTS) {
-            const body = gzipSync(batchBody(token, rows.slice(i, i + BATCH_EVENTS)));
-            await post(url, body, ctx.signal);
+            const body = gzipSync(batchBody(token, rows.slice(i, i + BATCH_EVENTS), ctx.schema));
+            await post(policy, url, body, ctx.signal);
             bytes += body.length;
           }
           return bytes;

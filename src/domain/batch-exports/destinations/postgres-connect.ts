@@ -1,19 +1,31 @@
+import { isIP } from 'node:net';
 import pg from 'pg';
-import { assertHostAllowed, type NetworkPolicy } from '../network.js';
+import { checkedAddresses, type NetworkPolicy, pinsConnections } from '../network.js';
 
-/** A client for the destination, after the host passed the network policy. */
+/**
+ * A client for the destination. The host is resolved and checked once, and the client connects
+ * to that checked address (so the name cannot be repointed in between); TLS is still verified
+ * against the host name.
+ */
 export async function connectPostgres(
   config: Record<string, unknown>,
   policy: NetworkPolicy,
 ): Promise<pg.Client> {
-  await assertHostAllowed(policy, String(config.host));
+  const host = String(config.host);
+  let address = host;
+  // A socket directory (`/var/run/postgresql`) has nothing to resolve.
+  if (pinsConnections(policy) && !host.startsWith('/')) {
+    const [first] = await checkedAddresses(policy, host);
+    address = first!.address;
+  }
+  const servername = isIP(host.replace(/^\[|\]$/g, '')) ? undefined : host;
   const client = new pg.Client({
-    host: String(config.host),
+    host: address,
     port: Number(config.port ?? 5432),
     user: String(config.user),
     password: String(config.password),
     database: String(config.database),
-    ...(config.has_self_signed_cert ? { ssl: { rejectUnauthorized: false } } : {}),
+    ...(config.has_self_signed_cert ? { ssl: { rejectUnauthorized: false, servername } } : {}),
     connectionTimeoutMillis: 10_000,
     application_name: 'burrow-batch-export',
   });

@@ -10,6 +10,7 @@ const PG_TYPES: Record<ColumnKind, string> = {
   timestamp: 'timestamptz',
   integer: 'integer',
   bigint: 'bigint',
+  float: 'double precision',
   bool: 'boolean',
 };
 
@@ -17,7 +18,8 @@ const columnList = (columns: ExportColumn[]) => columns.map((c) => ident(c.name)
 
 export function createTable(target: string, schema: RowSchema): string {
   const columns = schema.columns.map((c) => `${ident(c.name)} ${PG_TYPES[c.kind]}`).join(', ');
-  return `CREATE TABLE IF NOT EXISTS ${target} (${columns}, PRIMARY KEY (${schema.key.map(ident).join(', ')}))`;
+  const key = schema.key.length > 0 ? `, PRIMARY KEY (${schema.key.map(ident).join(', ')})` : '';
+  return `CREATE TABLE IF NOT EXISTS ${target} (${columns}${key})`;
 }
 
 export function createStage(stage: string, schema: RowSchema): string {
@@ -35,13 +37,15 @@ export function copyInto(stage: string, schema: RowSchema): string {
  */
 export function mergeStage(stage: string, target: string, schema: RowSchema): string {
   const cols = columnList(schema.columns);
+  // Without a key (a query that does not select uuid) rows can only be appended.
+  if (schema.key.length === 0) return `INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${stage}`;
   const key = schema.key.map(ident).join(', ');
   const updates = schema.columns
     .filter((c) => !schema.key.includes(c.name))
     .map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`)
     .join(', ');
   return `INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${stage}
-    ON CONFLICT (${key}) DO UPDATE SET ${updates}`;
+    ON CONFLICT (${key}) ${updates ? `DO UPDATE SET ${updates}` : 'DO NOTHING'}`;
 }
 
 /**
@@ -49,6 +53,7 @@ export function mergeStage(stage: string, target: string, schema: RowSchema): st
  * the same row twice in one statement.
  */
 export function latestPerKey(rows: ExportRow[], schema: RowSchema): ExportRow[] {
+  if (schema.key.length === 0) return rows;
   const [only] = schema.key;
   const keyOf =
     schema.key.length === 1 && only

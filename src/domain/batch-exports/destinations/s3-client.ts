@@ -1,5 +1,7 @@
+import { Agent as HttpAgent, type AgentOptions as HttpAgentOptions } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { assertHostAllowed, type NetworkPolicy } from '../network.js';
+import { assertHostAllowed, type NetworkPolicy, pinnedLookup, pinsConnections } from '../network.js';
 
 /** The AWS SDK is loaded on first use: most installations never export to S3. */
 export const s3sdk = () => import('@aws-sdk/client-s3');
@@ -14,6 +16,14 @@ export async function s3Client(config: Record<string, unknown>, policy: NetworkP
   const endpoint =
     typeof config.endpoint_url === 'string' && config.endpoint_url ? config.endpoint_url : undefined;
   if (endpoint) await assertHostAllowed(policy, new URL(endpoint).hostname);
+  // Every socket the SDK opens resolves through the policy and connects to what it checked.
+  const lookup = pinnedLookup(policy);
+  const pinned = pinsConnections(policy) && {
+    requestHandler: {
+      httpAgent: new HttpAgent({ keepAlive: true, lookup } as HttpAgentOptions),
+      httpsAgent: new HttpsAgent({ keepAlive: true, lookup } as HttpsAgentOptions),
+    },
+  };
   const keyId = config.aws_access_key_id;
   const secret = config.aws_secret_access_key;
   return new S3Client({
@@ -22,6 +32,7 @@ export async function s3Client(config: Record<string, unknown>, policy: NetworkP
     ...(typeof keyId === 'string' &&
       typeof secret === 'string' && { credentials: { accessKeyId: keyId, secretAccessKey: secret } }),
     maxAttempts: 3,
+    ...pinned,
   });
 }
 

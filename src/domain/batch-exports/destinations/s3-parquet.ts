@@ -10,6 +10,8 @@ function arrowType(arrow: Libs['arrow'], c: ExportColumn) {
     case 'integer':
     case 'bigint':
       return new arrow.Int64();
+    case 'float':
+      return new arrow.Float64();
     case 'bool':
       return new arrow.Bool();
     case 'timestamp':
@@ -25,6 +27,7 @@ function column(arrow: Libs['arrow'], c: ExportColumn, rows: ExportRow[]) {
     if (v === null || v === undefined) return null;
     if (c.kind === 'integer' || c.kind === 'bigint') return BigInt(v as number);
     if (c.kind === 'timestamp') return new Date(v as string);
+    if (c.kind === 'float') return Number(v);
     return v;
   });
   return arrow.vectorFromArray(values, arrowType(arrow, c) as never);

@@ -1,7 +1,7 @@
 import type { FieldSpecs } from './config.js';
 
 /** What an exported column holds; destinations map these to their own types. */
-export type ColumnKind = 'text' | 'uuid' | 'json' | 'timestamp' | 'integer' | 'bigint' | 'bool';
+export type ColumnKind = 'text' | 'uuid' | 'json' | 'timestamp' | 'integer' | 'bigint' | 'float' | 'bool';
 
 export interface ExportColumn {
   name: string;
@@ -11,7 +11,10 @@ export interface ExportColumn {
 /** The shape of a model's rows and the columns that identify one (the upsert key). */
 export interface RowSchema {
   columns: ExportColumn[];
+  /** May be empty (a query-based export without `uuid`): rows are then appended, not upserted. */
   key: string[];
+  /** Columns a `hogql_query` chose, rather than a model's fixed set. */
+  custom?: boolean;
 }
 
 /**

@@ -1,9 +1,12 @@
 import type { EventsStore } from '../../../store/events/store.js';
-import type { ExportRow } from '../destinations/types.js';
+import type { ExportRow, RowSchema } from '../destinations/types.js';
 import type { Model } from '../types.js';
 import { eventsSource } from './events.js';
 import type { PropertyFilter } from './filters.js';
+import { hogqlSource } from './hogql.js';
+import type { QueryScope } from './hogql-query.js';
 import { personsSource } from './persons.js';
+import { ROW_SCHEMAS } from './schemas.js';
 import { sessionsSource } from './sessions.js';
 
 /** `[start, end)` on the time rows reached Burrow; a null start means from the beginning. */
@@ -40,6 +43,27 @@ export function openSource(
     case 'sessions':
       return sessionsSource(store, spec.teamId, window, pageRows);
   }
+}
+
+/**
+ * A run's rows and their shape: the model's fixed columns, or, for an export with a
+ * `hogql_query`, the query's own columns typed from its results.
+ */
+export async function exportSource(
+  store: EventsStore,
+  exp: { model: string; teamId: number; timezone: string; hogqlQuery: string | null },
+  scope: QueryScope,
+  window: SourceWindow,
+  pageRows: number,
+): Promise<{ source: Source; schema: RowSchema }> {
+  if (exp.hogqlQuery) {
+    const spec = { ...scope, teamId: exp.teamId, timezone: exp.timezone, query: exp.hogqlQuery };
+    const source = hogqlSource(store, spec, window, pageRows);
+    return { source, schema: await source.schema() };
+  }
+  const model = exp.model as Model;
+  const source = openSource(store, { ...scope, model, teamId: exp.teamId }, window, pageRows);
+  return { source, schema: ROW_SCHEMAS[model] };
 }
 
 /** Earliest arrival time of the model's data for a team, or null when there is none. */
