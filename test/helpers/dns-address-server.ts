@@ -1,7 +1,4 @@
-import dns2 from 'dns2';
-
-const { Packet } = dns2;
-type Answer = InstanceType<typeof Packet>['answers'][number];
+import { type Answer, Packet, startLoopbackDns } from './dns-loopback.js';
 
 export interface AddressDnsServer {
   /** `127.0.0.1:<port>`, for DNS_SERVERS or a NetworkPolicy's dnsServers. */
@@ -20,26 +17,14 @@ export interface AddressDnsServer {
 export async function startAddressDnsServer(): Promise<AddressDnsServer> {
   const answers = new Map<string, string[]>();
   const asked = new Map<string, number>();
-  const server = dns2.createUDPServer((request, send) => {
-    const response = Packet.createResponseFromRequest(request);
-    const [question] = request.questions;
-    const name = (question?.name ?? '').toLowerCase();
+  const server = await startLoopbackDns((name, type, response) => {
     const list = answers.get(name);
-    if (question?.type === Packet.TYPE.A && list && list.length > 0) {
-      const n = asked.get(name) ?? 0;
-      asked.set(name, n + 1);
-      const address = list[Math.min(n, list.length - 1)]!;
-      const record = { name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 0, address };
-      response.answers.push(record as unknown as Answer);
-    }
-    send(response);
+    if (type !== Packet.TYPE.A || !list || list.length === 0) return;
+    const n = asked.get(name) ?? 0;
+    asked.set(name, n + 1);
+    const address = list[Math.min(n, list.length - 1)] as string;
+    const record = { name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 0, address };
+    response.answers.push(record as unknown as Answer);
   });
-  await server.listen(0, '127.0.0.1');
-  const { port } = server.address();
-  return {
-    address: `127.0.0.1:${port}`,
-    answers,
-    asked,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...server, answers, asked };
 }

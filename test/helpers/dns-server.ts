@@ -1,10 +1,8 @@
-import dns2 from 'dns2';
+import { type Answer, Packet, startLoopbackDns } from './dns-loopback.js';
 
-const { Packet } = dns2;
 // RFC 1035 response codes (dns2 has them as Packet.RCODE, but its type declarations do not).
 const SERVFAIL = 2;
 const NXDOMAIN = 3;
-type Answer = InstanceType<typeof Packet>['answers'][number];
 
 /** What the server answers for a name: TXT records (each a list of strings), or a failure. */
 export type DnsAnswer = string[][] | 'SERVFAIL' | 'TIMEOUT';
@@ -23,30 +21,20 @@ export interface DnsServer {
 export async function startDnsServer(): Promise<DnsServer> {
   const records = new Map<string, DnsAnswer>();
   const queries: string[] = [];
-  const server = dns2.createUDPServer((request, send) => {
-    const response = Packet.createResponseFromRequest(request);
-    const [question] = request.questions;
-    const name = (question?.name ?? '').toLowerCase();
+  const server = await startLoopbackDns((name, type, response) => {
     queries.push(name);
     const answer = records.get(name);
-    if (answer === 'TIMEOUT') return;
+    if (answer === 'TIMEOUT') return false;
     if (answer === undefined) response.header.rcode = NXDOMAIN;
     else if (answer === 'SERVFAIL') response.header.rcode = SERVFAIL;
-    else if (question?.type === Packet.TYPE.TXT) {
+    else if (type === Packet.TYPE.TXT) {
       for (const data of answer) {
         // Plain records are what dns2 encodes; its types ask for a class instance.
         const record = { name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data };
         response.answers.push(record as unknown as Answer);
       }
     }
-    send(response);
+    return true;
   });
-  await server.listen(0, '127.0.0.1');
-  const { port } = server.address();
-  return {
-    address: `127.0.0.1:${port}`,
-    records,
-    queries,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...server, records, queries };
 }
