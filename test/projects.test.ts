@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, MEMBER } from '../src/domain/levels.js';
+import { TEAM_TABLES } from '../src/store/events/team-data.js';
 import { DENIED, INSUFFICIENT, ISO, NOT_FOUND, UUID } from './helpers/bodies.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
+import { capture } from './helpers/query-lists.js';
 
 const TOKEN = /^phc_[A-Za-z0-9]{30,}$/;
 const PREFIXES = ['/api/projects', '/api/environments'] as const;
@@ -397,6 +401,33 @@ describe(`projects (${backend})`, () => {
       }
       const list = (await h.request('GET', '/api/projects/?limit=1000')).json();
       expect(list.results.map((p: { id: number }) => p.id)).not.toContain(project.id);
+    });
+
+    it("removes the project's analytics rows, and only those", async () => {
+      const doomed = await create('Has events');
+      const kept = h.boot.project_id;
+      const event = (distinct_id: string) => ({ event: 'e', distinct_id, uuid: randomUUID() });
+      await capture(h, doomed.api_token, doomed.id, [event('d1'), event('d2')]);
+      await capture(h, h.boot.project_api_key, kept, [event('k1')]);
+      const events = h.stores.events;
+      const rows = async (table: string, team: number) => {
+        const out = await events.queryRows(
+          `SELECT count() FROM ${events.table(table)} WHERE team_id = {team:Int64}`,
+          { params: { team } },
+        );
+        return Number(out.rows[0]?.[0]);
+      };
+      const keptBefore = await rows('events', kept);
+      expect(await rows('events', doomed.id)).toBe(2);
+      expect(await rows('person_distinct_id2', doomed.id)).toBe(2);
+      expect((await h.request('DELETE', `/api/projects/${doomed.id}/`)).statusCode).toBe(204);
+      // The engine deletes in the background.
+      const deadline = Date.now() + 20_000;
+      for (const table of TEAM_TABLES) {
+        while ((await rows(table, doomed.id)) > 0 && Date.now() < deadline) await sleep(100);
+        expect(await rows(table, doomed.id), table).toBe(0);
+      }
+      expect(await rows('events', kept)).toBe(keptBefore);
     });
 
     it('never reuses a deleted project id', async () => {

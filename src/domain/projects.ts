@@ -1,3 +1,4 @@
+import { deleteTeamData } from '../store/events/team-data.js';
 import type { MetaDb } from '../store/meta/db.js';
 import {
   deleteTeam,
@@ -95,10 +96,11 @@ export async function updateProject(
 }
 
 /**
- * Removes the project's metadata. Its analytics rows are removed by the events store once it has
- * tables (capture issue).
+ * Removes the project: its metadata (everything that names the team cascades) at once, then its
+ * analytics rows in the background (see deleteTeamData).
  */
 export async function deleteProject(deps: Deps, access: ProjectAccess): Promise<void> {
   requireAdmin(access);
   await deleteTeam(deps.meta, access.team.id);
+  await deleteTeamData(deps.events, access.team.id);
 }
