@@ -5,6 +5,7 @@ import { DateTime } from 'luxon';
  * column's zone ('2025-01-15 10:00:00.250000'); PostHog's encoder writes ISO 8601 with the
  * offset, `Z` for UTC and microseconds only when there are some ('2025-01-15T10:00:00.250000Z').
  */
+const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Universal', 'Zulu']);
 const WALL = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))?$/;
 
 export function isoDateTime(value: unknown, zone: string): unknown {
@@ -12,10 +13,12 @@ export function isoDateTime(value: unknown, zone: string): unknown {
   const m = WALL.exec(value);
   if (!m) return value;
   const [, date, time, fraction] = m as unknown as [string, string, string, string | undefined];
-  const at = DateTime.fromISO(`${date}T${time}`, { zone });
-  if (!at.isValid) return value;
   const micros = (fraction ?? '').padEnd(6, '0').slice(0, 6);
   const frac = /^0*$/.test(micros) ? '' : `.${micros}`;
+  // Most projects are in UTC: no zone arithmetic (luxon's costs ~10 µs a value, 1 ms a page).
+  if (UTC_ZONES.has(zone)) return `${date}T${time}${frac}Z`;
+  const at = DateTime.fromISO(`${date}T${time}`, { zone });
+  if (!at.isValid) return value;
   const offset = at.offset === 0 ? 'Z' : at.toFormat('ZZ');
   return `${date}T${time}${frac}${offset}`;
 }
