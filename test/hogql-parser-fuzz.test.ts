@@ -41,7 +41,9 @@ describe('HogQL parser: generated queries against @posthog/hogql-parser', () => 
     agree('select', mutate(select(1)), 400, 7);
   });
 
-  it('generates mostly valid HogQL, so that the ASTs get compared and not just the errors', () => {
+  it('generates mostly valid HogQL, so that the ASTs get compared and not just the errors', {
+    timeout: 300_000,
+  }, () => {
     const samples = fc.sample(render(select(1)), { numRuns: 100, seed: 1 });
     const invalid = samples.filter(
       (text) => (reference('select', text) as { error?: boolean }).error === true,
