@@ -39,13 +39,22 @@ export const ts = (ms: number) => {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}000`;
 };
 const hex = (n: number, w: number) => Math.floor(n).toString(16).padStart(w, '0').slice(-w);
+const SESSIONS_PER_USER = 10;
+/** A fixed, well-spread start for session k of a user, within the 35 days before NOW. */
+function sessionStart(user: number, k: number): number {
+  const h = Math.imul(user * SESSIONS_PER_USER + k + 1, 2654435761) >>> 0;
+  return NOW - 35 * DAY + Math.floor((h / 4294967296) * (35 * DAY - 30 * 60_000));
+}
 const personId = (user: number) => `0190b6a4-0000-7000-8000-${hex(user, 12)}`;
 
 export function eventRow(g: ReturnType<typeof generator>, i: number, teamId: number): EventRow {
-  const time = NOW - Math.floor(g.rand() * 35 * DAY);
   const user = Math.floor(g.rand() * USERS);
-  // About 10 sessions per user, each within an hour.
-  const session = `0190${hex(user, 4)}-${hex(time / 3_600_000, 4)}-7000-8000-${hex(user * 7919, 12)}`;
+  // Ten sessions per user over the 35 days, each at a fixed time of its own and 30 minutes long,
+  // so a session holds about ten events (a uniformly random time per event made every event a
+  // session of its own).
+  const k = Math.floor(g.rand() * SESSIONS_PER_USER);
+  const time = sessionStart(user, k) + Math.floor(g.rand() * 30 * 60_000);
+  const session = `0190${hex(user, 4)}-${hex(k, 4)}-7000-8000-${hex(user * 7919, 12)}`;
   const path = g.skewed(PATHS);
   const props = {
     $browser: g.skewed(BROWSERS),

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -42,6 +42,7 @@ function event(i: number) {
   };
 }
 
+const loadBefore = loadavg()[0]?.toFixed(2);
 const samples = Array.from({ length: total }, (_, i) => event(i));
 const server = mkdtempSync(join(tmpdir(), 'burrow-bench-ingest-'));
 const port = 18_000 + Math.floor(Math.random() * 1000);
@@ -70,6 +71,13 @@ for (let i = 0; i < total; i += BATCH) {
   );
 }
 
+/** CPU seconds (user + system, every thread) the server process has used so far. */
+const CLOCK_TICKS = 100;
+function serverCpu(): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 let peakRss = 0;
 const rssTimer = setInterval(() => {
   const m = readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
@@ -79,6 +87,7 @@ const latencies: number[] = [];
 let next = 0;
 let failed = 0;
 const started = performance.now();
+const cpuBefore = serverCpu();
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < bodies.length) {
@@ -96,6 +105,7 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - started) / 1000;
+const cpuSeconds = serverCpu() - cpuBefore;
 clearInterval(rssTimer);
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
@@ -119,15 +129,19 @@ const rows = samples.map((e) => ({
   inserted_at: now,
 }));
 const rawStart = performance.now();
+const rawCpuBefore = process.cpuUsage();
 for (let i = 0; i < rows.length; i += 100_000) await store.insert('events', rows.slice(i, i + 100_000));
 const rawSeconds = (performance.now() - rawStart) / 1000;
+const rawCpu = process.cpuUsage(rawCpuBefore);
+const rawCpuSeconds = (rawCpu.user + rawCpu.system) / 1e6;
 await store.close();
 rmSync(rawDir, { recursive: true, force: true });
 
 latencies.sort((a, b) => a - b);
 const rate = total / seconds;
 const rawRate = total / rawSeconds;
-console.log(`${total} events in batches of ${BATCH}, ${concurrency} requests in flight, 10k distinct ids\n`);
+console.log(`${total} events in batches of ${BATCH}, ${concurrency} requests in flight, 10k distinct ids`);
+console.log(`load average before ${loadBefore}, after ${loadavg()[0]?.toFixed(2)}\n`);
 console.log(
   table([
     {
@@ -136,6 +150,9 @@ console.log(
       'p50 ms': median(latencies),
       'p99 ms': latencies[Math.floor(latencies.length * 0.99)] ?? 0,
       'ratio vs raw': rate / rawRate,
+      // Less sensitive than events/s to other processes on the machine: CPU spent per event.
+      'CPU µs/event': Math.round((cpuSeconds / total) * 1e6),
+      'CPU ratio': rawCpuSeconds / cpuSeconds,
       'peak RSS MB': Math.round(peakRss),
       failed,
     },
@@ -145,6 +162,8 @@ console.log(
       'p50 ms': '',
       'p99 ms': '',
       'ratio vs raw': 1,
+      'CPU µs/event': Math.round((rawCpuSeconds / total) * 1e6),
+      'CPU ratio': 1,
       'peak RSS MB': '',
       failed: 0,
     },

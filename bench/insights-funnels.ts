@@ -8,7 +8,6 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { bootstrap } from '../src/domain/bootstrap.js';
@@ -18,7 +17,7 @@ import { writeBootstrapFile } from '../src/server/bootstrap-file.js';
 import { openStores } from '../src/server/runtime.js';
 import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
 import { eventRow, generator, personRows } from './event-generator.js';
-import { median } from './lib.js';
+import { interleaved } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -102,29 +101,25 @@ const headers = { authorization: `Bearer ${creds.personal_api_key}`, 'content-ty
 
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
 for (const [name, node, sql] of SUITE) {
-  const api: number[] = [];
-  const raw: number[] = [];
-  for (let r = 0; r <= RUNS; r++) {
-    let t0 = performance.now();
-    const res = await fetch(`${url}/api/environments/${team}/query/`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ query: node, refresh: 'force_blocking' }),
-    });
-    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
-    await res.json();
-    const a = performance.now() - t0;
-    t0 = performance.now();
-    await events.queryRows(sql);
-    const b = performance.now() - t0;
-    if (r > 0) {
-      api.push(a);
-      raw.push(b);
-    }
-  }
-  const ratio = median(api) / median(raw);
+  const {
+    a: apiMs,
+    b: rawMs,
+    ratio,
+  } = await interleaved(
+    RUNS,
+    async () => {
+      const res = await fetch(`${url}/api/environments/${team}/query/`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: node, refresh: 'force_blocking' }),
+      });
+      if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+      await res.json();
+    },
+    () => events.queryRows(sql),
+  );
   console.log(
-    `${name.padEnd(40)} api ${median(api).toFixed(1).padStart(8)}  hand SQL ${median(raw).toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
+    `${name.padEnd(40)} api ${apiMs.toFixed(1).padStart(8)}  hand SQL ${rawMs.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );
 }
 console.log('target: ratio ≤ 1.5 per query');

@@ -55,3 +55,30 @@ export function median(values: number[]): number {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
+
+/**
+ * Times `a` and `b` `runs` times each after one warm-up of both, alternating which goes first so
+ * that neither always runs on the caches (or the quiet moment) the other leaves; medians in ms.
+ */
+export async function interleaved(
+  runs: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<{ a: number; b: number; ratio: number }> {
+  const times = { a: [] as number[], b: [] as number[] };
+  const time = async (fn: () => Promise<unknown>) => {
+    const t0 = performance.now();
+    await fn();
+    return performance.now() - t0;
+  };
+  for (let r = 0; r <= runs; r++) {
+    const order = r % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    for (const which of order) {
+      const ms = await time(which === 'a' ? a : b);
+      if (r > 0) times[which].push(ms);
+    }
+  }
+  const ma = median(times.a);
+  const mb = median(times.b);
+  return { a: ma, b: mb, ratio: ma / mb };
+}

@@ -17,6 +17,7 @@ import { writeBootstrapFile } from '../src/server/bootstrap-file.js';
 import { openStores } from '../src/server/runtime.js';
 import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
 import { eventRow, generator, personRows } from './event-generator.js';
+import { interleaved } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -98,30 +99,26 @@ for (const [name, hogql] of SUITE) {
     weekStartDay: 0,
     table: (t) => events.table(t),
   });
-  const api: number[] = [];
-  const raw: number[] = [];
-  for (let r = 0; r <= RUNS; r++) {
-    let t0 = performance.now();
-    const res = await fetch(`${url}/api/environments/${team}/query/`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ query: { kind: 'HogQLQuery', query: hogql }, refresh: 'force_blocking' }),
-    });
-    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
-    await res.json();
-    const a = performance.now() - t0;
-    t0 = performance.now();
-    await events.queryRows(compiled.sql, { params: compiled.params });
-    const b = performance.now() - t0;
-    if (r > 0) {
-      api.push(a);
-      raw.push(b);
-    }
-  }
-  const ratio = median(api) / median(raw);
+  const {
+    a: apiMs,
+    b: rawMs,
+    ratio,
+  } = await interleaved(
+    RUNS,
+    async () => {
+      const res = await fetch(`${url}/api/environments/${team}/query/`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: { kind: 'HogQLQuery', query: hogql }, refresh: 'force_blocking' }),
+      });
+      if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+      await res.json();
+    },
+    () => events.queryRows(compiled.sql, { params: compiled.params }),
+  );
   ratios.push(ratio);
   console.log(
-    `${name.padEnd(36)} api ${median(api).toFixed(1).padStart(8)}  engine ${median(raw).toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
+    `${name.padEnd(36)} api ${apiMs.toFixed(1).padStart(8)}  engine ${rawMs.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );
 }
 console.log(`median ratio ${median(ratios).toFixed(2)} (target ≤ 1.10 per query)`);
