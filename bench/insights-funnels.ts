@@ -17,7 +17,7 @@ import { writeBootstrapFile } from '../src/server/bootstrap-file.js';
 import { openStores } from '../src/server/runtime.js';
 import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
 import { eventRow, generator, personRows } from './event-generator.js';
-import { interleaved } from './lib.js';
+import { interleaved, postQuery } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -97,7 +97,6 @@ const SUITE: Array<[string, Record<string, unknown>, string]> = [
 await loadParser();
 const app = await buildApp({ config, meta: stores.meta, events, bus: stores.bus, now: deps.now });
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
-const headers = { authorization: `Bearer ${creds.personal_api_key}`, 'content-type': 'application/json' };
 
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
 for (const [name, node, sql] of SUITE) {
@@ -107,15 +106,7 @@ for (const [name, node, sql] of SUITE) {
     ratio,
   } = await interleaved(
     RUNS,
-    async () => {
-      const res = await fetch(`${url}/api/environments/${team}/query/`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ query: node, refresh: 'force_blocking' }),
-      });
-      if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
-      await res.json();
-    },
+    () => postQuery(url, team, creds.personal_api_key, node),
     () => events.queryRows(sql),
   );
   console.log(

@@ -82,3 +82,14 @@ export async function interleaved(
   const mb = median(times.b);
   return { a: ma, b: mb, ratio: ma / mb };
 }
+
+/** One `POST /query` with `force_blocking` through real HTTP; throws unless it answers 200. */
+export async function postQuery(base: string, team: number, key: string, query: object): Promise<unknown> {
+  const res = await fetch(`${base}/api/environments/${team}/query/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, refresh: 'force_blocking' }),
+  });
+  if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+  return res.json();
+}
