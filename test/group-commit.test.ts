@@ -80,4 +80,50 @@ describe('group commit', () => {
     expect(writes).toEqual([[7]]);
     await expect(commit.add(8)).rejects.toMatchObject({ status: 503 });
   });
+
+  it('while a write runs, later work waits and goes out as one write when it ends', async () => {
+    const writes: number[][] = [];
+    let release!: () => void;
+    const commit = createGroupCommit<number>(
+      async (items) => {
+        writes.push(items);
+        if (writes.length === 1) await new Promise<void>((r) => (release = r));
+      },
+      () => 1,
+      { maxRows: 100, maxDelayMs: 1, maxPendingRows: 1000 },
+    );
+    const first = commit.add(1);
+    await new Promise((r) => setTimeout(r, 20)); // the first write is running
+    // Arrivals several delays apart: none of them is cut off into a batch of its own.
+    const later: Array<Promise<void>> = [];
+    for (const n of [2, 3, 4]) {
+      later.push(commit.add(n));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(writes).toEqual([[1]]);
+    release();
+    await Promise.all([first, ...later]);
+    expect(writes).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('a write holds whole items up to about maxRows; the rest follows', async () => {
+    const writes: number[][] = [];
+    let release!: () => void;
+    const commit = createGroupCommit<number>(
+      async (items) => {
+        writes.push(items);
+        if (writes.length === 1) await new Promise<void>((r) => (release = r));
+      },
+      (n) => n,
+      { maxRows: 10, maxDelayMs: 1, maxPendingRows: 1000 },
+    );
+    const first = commit.add(10);
+    await new Promise((r) => setTimeout(r, 5));
+    const later = [4, 4, 4, 4].map((n) => commit.add(n));
+    release();
+    await Promise.all([first, ...later]);
+    // 4 + 4 = 8 < 10 takes a third item (12 rows); the last goes alone.
+    expect(writes).toEqual([[10], [4, 4, 4], [4]]);
+    expect(commit.pendingRows()).toBe(0);
+  });
 });

@@ -62,14 +62,14 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const payload = decode(request, route.bodyLimit, route.engage ?? false);
       const team = await resolveTeam(payload.token);
-      const now = new Date();
+      const context = {
+        now: new Date(),
+        sentAt: payload.sentAt,
+        ip: request.ip,
+        anonymizeIps: team.anonymizeIps,
+      };
       const events: CaptureEvent[] = payload.events.map((raw) => {
-        const e = normalizeEvent(raw, {
-          now,
-          sentAt: payload.sentAt,
-          ip: request.ip,
-          anonymizeIps: team.anonymizeIps,
-        });
+        const e = normalizeEvent(raw, context);
         return {
           uuid: e.uuid,
           event: e.event,

@@ -78,7 +78,7 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
 export function eventTimestamp(raw: RawEvent, context: Pick<NormalizeContext, 'now' | 'sentAt'>): Date {
   const now = context.now.getTime();
   const ignoreSentAt = isObject(raw.properties) && Boolean(raw.properties.$ignore_sent_at);
-  const sentAt = ignoreSentAt ? undefined : parseTime(raw.sent_at ?? context.sentAt);
+  const sentAt = ignoreSentAt ? undefined : parseSentAt(raw.sent_at ?? context.sentAt);
   let time = now;
   if (raw.timestamp !== undefined && raw.timestamp !== null && raw.timestamp !== '') {
     const timestamp = parseTime(raw.timestamp);
@@ -90,6 +90,13 @@ export function eventTimestamp(raw: RawEvent, context: Pick<NormalizeContext, 'n
   return new Date(time);
 }
 
+/** The request's `sent_at` is the same text for each of its events: parsed once. */
+let lastSentAt: { text: unknown; time: number | undefined } = { text: undefined, time: undefined };
+function parseSentAt(value: unknown): number | undefined {
+  if (value !== lastSentAt.text) lastSentAt = { text: value, time: parseTime(value) };
+  return lastSentAt.time;
+}
+
 const MIN_TIME = -62_167_219_200_000; // 0000-01-01T00:00:00Z
 const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const NO_ZONE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
@@ -97,6 +104,11 @@ const NO_ZONE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
 /** Epoch milliseconds from a number, a string of digits, or a date string (no zone = UTC). */
 export function parseTime(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  // What the SDKs send (`toISOString()`), straight to Date.parse: the checks below cannot apply.
+  if (typeof value === 'string' && value.endsWith('Z') && value.charCodeAt(0) > 32) {
+    const time = Date.parse(value);
+    if (!Number.isNaN(time)) return time;
+  }
   if (typeof value !== 'string' || value.trim() === '') return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text);

@@ -7,35 +7,54 @@ import type { PersonRecord } from '../../store/meta/persons.js';
  * failed request forgets whatever it touched.
  */
 export class PersonCache {
-  readonly #entries = new Map<string, PersonRecord>();
+  // Two generations instead of an LRU: refreshing recency by deleting and re-adding a key of a
+  // large Map on every hit cost more than the rest of a cached lookup. A hit in the old
+  // generation moves to the new one; when the new one holds half the maximum, the old one is
+  // dropped. Keyed by team, then by the distinct id string itself (no key to build per lookup).
+  #current = new Map<number, Map<string, PersonRecord>>();
+  #previous = new Map<number, Map<string, PersonRecord>>();
+  #size = 0;
   readonly #groupTypes = new Map<string, number>();
 
   constructor(private readonly max = 100_000) {}
 
-  static key(teamId: number, distinctId: string): string {
-    return `${teamId}\u0000${distinctId}`;
-  }
-
   get(teamId: number, distinctId: string): PersonRecord | undefined {
-    const key = PersonCache.key(teamId, distinctId);
-    const hit = this.#entries.get(key);
-    if (hit) {
-      // Refresh recency: Map keeps insertion order, the oldest goes first.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-    }
-    return hit;
+    const hit = this.#current.get(teamId)?.get(distinctId);
+    if (hit) return hit;
+    const old = this.#previous.get(teamId)?.get(distinctId);
+    if (old) this.set(teamId, distinctId, old);
+    return old;
   }
 
   set(teamId: number, distinctId: string, person: PersonRecord): void {
-    const key = PersonCache.key(teamId, distinctId);
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(key, person);
+    if (this.max <= 0) return;
+    let team = this.#current.get(teamId);
+    if (team?.has(distinctId)) {
+      team.set(distinctId, person);
+      return;
+    }
+    if (this.#size >= Math.max(1, this.max / 2)) {
+      this.#previous = this.#current;
+      this.#current = new Map();
+      this.#size = 0;
+      team = undefined;
+    }
+    if (!team) {
+      team = new Map();
+      this.#current.set(teamId, team);
+    }
+    // An older record for the key in the old generation is shadowed: `get` looks here first.
+    team.set(distinctId, person);
+    this.#size++;
   }
 
   forget(teamId: number, distinctIds: Iterable<string>): void {
-    for (const d of distinctIds) this.#entries.delete(PersonCache.key(teamId, d));
+    const current = this.#current.get(teamId);
+    const previous = this.#previous.get(teamId);
+    for (const d of distinctIds) {
+      if (current?.delete(d)) this.#size--;
+      previous?.delete(d);
+    }
   }
 
   groupType(teamId: number, type: string): number | undefined {
@@ -47,7 +66,8 @@ export class PersonCache {
   }
 
   clear(): void {
-    this.#entries.clear();
+    this.#current.clear();
+    this.#previous.clear();
     this.#groupTypes.clear();
   }
 }

@@ -40,3 +40,22 @@ export function mergeProperties(
 ): Record<string, unknown> {
   return { ...other, ...primary };
 }
+
+/** Whether `applyPersonUpdates(target, properties)` would change anything; changes nothing itself. */
+export function wouldUpdatePerson(
+  target: Record<string, unknown>,
+  properties: Record<string, unknown>,
+): boolean {
+  const set = properties.$set;
+  if (set && typeof set === 'object' && !Array.isArray(set)) {
+    for (const k in set) if (target[k] !== (set as Record<string, unknown>)[k]) return true;
+  }
+  const setOnce = properties.$set_once;
+  if (setOnce && typeof setOnce === 'object' && !Array.isArray(setOnce)) {
+    for (const k in setOnce) if (!(k in target)) return true;
+  }
+  const unset = properties.$unset;
+  const keys = Array.isArray(unset) ? unset : unset && typeof unset === 'object' ? Object.keys(unset) : [];
+  for (const k of keys) if (typeof k === 'string' && k in target) return true;
+  return false;
+}

@@ -5,9 +5,8 @@ import {
   ensureGroupTypeIndex,
   findGroup,
   findPersonByDistinctId,
+  findPersonsByDistinctIds,
   type GroupRecord,
-  insertDistinctId,
-  insertPerson,
   moveDistinctIds,
   type PersonRecord,
   saveGroup,
@@ -16,6 +15,7 @@ import {
 import { newUuid } from '../ids.js';
 import { PersonCache } from './person-cache.js';
 import { applyPersonUpdates, mergeProperties } from './person-updates.js';
+import { personWrites } from './person-writes.js';
 
 /** What one batch changed about persons and groups, to be mirrored into the events store. */
 export interface PersonChanges {
@@ -60,12 +60,83 @@ export function createPersonProcessor(
   changes: PersonChanges,
   cache: PersonCache = new PersonCache(0),
 ) {
+  const { process } = personProcessor(db, teamId, changes, cache, false);
+  return process;
+}
+
+/**
+ * Person columns for every event of a request, in order, inside the caller's transaction. Unlike
+ * calling `createPersonProcessor` per event, the distinct ids the cache lacks are looked up in one
+ * statement first, and new persons are inserted together (see `personWrites`).
+ */
+export async function processPersons(
+  db: MetaDb,
+  teamId: number,
+  changes: PersonChanges,
+  cache: PersonCache,
+  events: readonly EventForPersons[],
+): Promise<PersonEnrichment[]> {
+  const processor = personProcessor(db, teamId, changes, cache, true);
+  const ids: string[] = [];
+  for (const e of events) {
+    ids.push(e.distinctId);
+    const p = e.properties;
+    const other =
+      e.event === '$identify'
+        ? p.$anon_distinct_id
+        : e.event === '$create_alias' || e.event === '$merge_dangerously'
+          ? p.alias
+          : undefined;
+    if (isString(other)) ids.push(other);
+  }
+  await processor.prefetch(ids);
+  const out: PersonEnrichment[] = [];
+  for (const e of events) out.push(await processor.process(e));
+  await processor.writes.flush();
+  return out;
+}
+
+function personProcessor(
+  db: MetaDb,
+  teamId: number,
+  changes: PersonChanges,
+  cache: PersonCache,
+  defer: boolean,
+) {
+  const writes = personWrites(db, teamId, defer);
+  /**
+   * Persons this request has seen, by distinct id, whatever the shared cache keeps or evicts:
+   * a person created here may not be in the metadata store yet (deferred insert).
+   */
+  const local = new Map<string, PersonRecord>();
+  const known = (distinctId: string) => local.get(distinctId) ?? cache.get(teamId, distinctId);
+  const remember = (distinctId: string, person: PersonRecord) => {
+    local.set(distinctId, person);
+    cache.set(teamId, distinctId, person);
+  };
+  /** Distinct ids the prefetch found without a person (anything since is in `local`). */
+  const absent = new Set<string>();
+
+  async function prefetch(distinctIds: readonly string[]): Promise<void> {
+    const missing = [...new Set(distinctIds)].filter((d) => !known(d));
+    if (missing.length === 0) return;
+    const found = await findPersonsByDistinctIds(db, teamId, missing);
+    for (const d of missing) {
+      changes.seen.add(d);
+      const person = found.get(d);
+      if (person) remember(d, person);
+      else absent.add(d);
+    }
+  }
+
   async function find(distinctId: string): Promise<PersonRecord | undefined> {
     changes.seen.add(distinctId);
-    const cached = cache.get(teamId, distinctId);
+    const cached = known(distinctId);
     if (cached) return cached;
+    if (absent.has(distinctId)) return undefined;
+    if (writes.pending(distinctId)) await writes.flush();
     const person = await findPersonByDistinctId(db, teamId, distinctId);
-    if (person) cache.set(teamId, distinctId, person);
+    if (person) remember(distinctId, person);
     return person;
   }
 
@@ -81,13 +152,13 @@ export function createPersonProcessor(
       version: 0,
       createdAt: timestamp,
     };
-    await insertPerson(db, person);
+    await writes.person(person);
     for (const distinctId of distinctIds) {
       const record = { distinctId, personId: person.id, version: 0 };
-      await insertDistinctId(db, teamId, record);
+      await writes.distinctId(record);
       changes.distinctIds.push({ ...record, teamId, isDeleted: false });
       changes.seen.add(distinctId);
-      cache.set(teamId, distinctId, person);
+      remember(distinctId, person);
     }
     touch(person);
     return person;
@@ -95,10 +166,10 @@ export function createPersonProcessor(
 
   async function addDistinctId(person: PersonRecord, distinctId: string): Promise<void> {
     const record = { distinctId, personId: person.id, version: 0 };
-    await insertDistinctId(db, teamId, record);
+    await writes.distinctId(record);
     changes.distinctIds.push({ ...record, teamId, isDeleted: false });
     changes.seen.add(distinctId);
-    cache.set(teamId, distinctId, person);
+    remember(distinctId, person);
   }
 
   /** Makes `primaryId` and `otherId` one person; `force` also merges two identified persons. */
@@ -117,11 +188,12 @@ export function createPersonProcessor(
       primary.properties = mergeProperties(primary.properties, other.properties);
       primary.createdAt = primary.createdAt < other.createdAt ? primary.createdAt : other.createdAt;
       primary.version += 1;
+      await writes.flush();
       await updatePerson(db, primary);
       for (const moved of await moveDistinctIds(db, teamId, other.id, primary.id)) {
         changes.distinctIds.push({ ...moved, teamId, isDeleted: false });
         changes.seen.add(moved.distinctId);
-        cache.set(teamId, moved.distinctId, primary);
+        remember(moved.distinctId, primary);
       }
       await deletePerson(db, other.id);
       touch(primary);
@@ -171,7 +243,7 @@ export function createPersonProcessor(
     changes.groups.set(`${index}:${group.groupKey}`, group);
   }
 
-  return async function process(e: EventForPersons): Promise<PersonEnrichment> {
+  async function process(e: EventForPersons): Promise<PersonEnrichment> {
     const p = e.properties;
     if (e.event === '$identify' && isString(p.$anon_distinct_id)) {
       await merge(e.distinctId, p.$anon_distinct_id, e.timestamp, false);
@@ -191,6 +263,7 @@ export function createPersonProcessor(
     }
     if (changed) {
       person.version += 1;
+      await writes.flush();
       await updatePerson(db, person);
       touch(person);
     }
@@ -200,5 +273,7 @@ export function createPersonProcessor(
       personCreatedAt: person.createdAt,
       groups: await groupColumns(p),
     };
-  };
+  }
+
+  return { process, prefetch, writes };
 }

@@ -2,12 +2,13 @@ import type { EventsStore } from '../../store/events/store.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
+import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { PersonCache } from './person-cache.js';
-import { createPersonProcessor, emptyChanges } from './persons.js';
+import { emptyChanges, type PersonEnrichment, processPersons } from './persons.js';
 import { RecentUuids } from './recent-uuids.js';
 import { isSnapshot, replayRows } from './replay.js';
-import { type CaptureEvent, eventRow, rowsIn, type WriteSet, writeSet } from './rows.js';
+import { type CaptureEvent, chTime, eventLine, rowsIn, type WriteSet, writeSet } from './rows.js';
 
 export interface IngestDeps {
   meta: MetaDb;
@@ -25,10 +26,15 @@ const TABLES: Array<[keyof WriteSet, string]> = [
   ['replay', 'session_replay_events_ingest'],
 ];
 
-/** One insert per table for everything gathered. */
+/** One insert per table for everything gathered; events go as the lines requests encoded. */
 function createWriter(events: EventsStore) {
   return async (sets: WriteSet[]) => {
     for (const [part, table] of TABLES) {
+      if (part === 'events') {
+        const body = Buffer.concat(sets.map((s) => s.events));
+        if (body.length > 0) await events.insertEncoded(table, body);
+        continue;
+      }
       const rows = sets.flatMap((s) => s[part] as object[]);
       if (rows.length > 0) await events.insert(table, rows);
     }
@@ -55,15 +61,19 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
   async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
     for (let attempt = 1; ; attempt++) {
       const changes = emptyChanges();
-      const now = deps.now().toISOString();
+      const now = chTime(deps.now().toISOString());
       try {
         // Recordings go to their own tables, not to events, and need no person work.
         const recordings = events.filter(isSnapshot);
+        const plain = events.filter((e) => !isSnapshot(e));
+        const cached = enrichFromCache(cache, team.id, plain);
+        if (cached) {
+          const rows = plain.map((e, i) => eventLine(team.id, e, cached[i] as PersonEnrichment, now));
+          return writeSet(rows, changes, replayRows(team.id, recordings));
+        }
         const rows = await deps.meta.transaction().execute(async (trx) => {
-          const person = createPersonProcessor(trx, team.id, changes, cache);
-          const out = [];
-          for (const e of events) if (!isSnapshot(e)) out.push(eventRow(team.id, e, await person(e), now));
-          return out;
+          const persons = await processPersons(trx, team.id, changes, cache, plain);
+          return plain.map((e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now));
         });
         return writeSet(rows, changes, replayRows(team.id, recordings));
       } catch (error) {

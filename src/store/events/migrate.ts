@@ -2,6 +2,7 @@ import { eventsTable } from './migrations/0001_events.js';
 import { personsTables } from './migrations/0002_persons.js';
 import { sessionsTable } from './migrations/0003_sessions.js';
 import { sessionReplayTables } from './migrations/0004_session_replay.js';
+import { sessionsViewTuple } from './migrations/0005_sessions_view.js';
 import type { EventsStore } from './store.js';
 
 /**
@@ -19,6 +20,7 @@ export const EVENTS_MIGRATIONS: EventsMigration[] = [
   personsTables,
   sessionsTable,
   sessionReplayTables,
+  sessionsViewTuple,
 ];
 
 export async function migrateEvents(

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
+import { type ChdbConnection, createChdbConnection } from 'chdb/connection';
 import {
   assertMarker,
   type EngineControl,
@@ -40,6 +41,11 @@ export interface EventsStore {
   queryRows(sql: string, options?: QueryOptions): Promise<RowsResult>;
   command(sql: string, options?: QueryOptions): Promise<void>;
   insert(table: string, rows: readonly object[]): Promise<void>;
+  /**
+   * Rows already encoded as JSONEachRow lines (each ending in a newline). A JSON object given for
+   * a String column is stored as its text (`input_format_json_read_objects_as_strings`).
+   */
+  insertEncoded(table: string, body: string | Buffer): Promise<void>;
   /** Asks the engine to stop every running query tagged `marker`; resolves with how many it found. */
   cancel(marker: string): Promise<number>;
   /** Engine queries tagged `marker` that are still running, with their progress. */
@@ -70,11 +76,21 @@ function quoteIdentifier(name: string): string {
  */
 const DEFAULT_SETTINGS = { output_format_json_quote_64bit_integers: 0 } as const;
 
+/** chDB's own insert of a JSONEachRow payload, bypassing the HTTP client's per-row stream. */
+type RawInsert = ChdbConnection['chdb']['rawInsert'];
+
+/** The engines' default since 23.x, pinned: objects for String columns are kept as their text. */
+const ENCODED_SETTINGS = { input_format_json_read_objects_as_strings: 1 } as const;
+
+/** chDB's raw insert takes `db.table` with plain identifiers only. */
+const PLAIN_NAME = /^[A-Za-z0-9_]+$/;
+
 function wrap(
   client: ClickHouseClient,
   backend: EventsBackend,
   database: string,
   control: EngineControl,
+  rawInsert?: RawInsert,
 ): EventsStore {
   // log_comment is always set: on chDB settings stick to the session (see control.ts).
   const clickhouseSettings = (o?: QueryOptions) =>
@@ -135,6 +151,32 @@ function wrap(
       }
     });
   }
+  async function insertEncoded(table: string, body: string | Buffer): Promise<void> {
+    if (body.length === 0) return;
+    if (rawInsert && PLAIN_NAME.test(database) && PLAIN_NAME.test(table)) {
+      // The HTTP client encodes rows as a stream, one event-loop turn per few rows, which under
+      // capture load interleaved with every request in flight and stretched each insert
+      // several-fold, and chDB then rebuilt one string from the chunks. A Buffer handed to the
+      // engine as is (it parses on its own threads) costs a fraction.
+      await rawInsert({
+        table: `${database}.${table}`,
+        values: typeof body === 'string' ? Buffer.from(body) : body,
+        format: 'JSONEachRow',
+        settings: ENCODED_SETTINGS,
+      });
+      return;
+    }
+    // The client's `insert` JSON-encodes whatever a JSONEachRow stream yields; `exec` sends the
+    // bytes as they are.
+    const result = await client.exec({
+      query: `INSERT INTO ${quoteIdentifier(database)}.${quoteIdentifier(table)} FORMAT JSONEachRow`,
+      values: Readable.from([body], { objectMode: false }),
+      clickhouse_settings: ENCODED_SETTINGS,
+    });
+    for await (const _ of result.stream) {
+      // An INSERT answers nothing; reading to the end frees the connection.
+    }
+  }
   return {
     backend,
     database,
@@ -160,12 +202,19 @@ function wrap(
     },
     async insert(table, rows) {
       if (rows.length === 0) return;
+      if (rawInsert && PLAIN_NAME.test(database) && PLAIN_NAME.test(table)) {
+        let body = '';
+        for (const row of rows) body += `${JSON.stringify(row)}\n`;
+        await insertEncoded(table, body);
+        return;
+      }
       await client.insert({
         table: `${quoteIdentifier(database)}.${quoteIdentifier(table)}`,
         values: rows as object[],
         format: 'JSONEachRow',
       });
     },
+    insertEncoded,
     cancel: (marker) => control.cancel(marker),
     running: (marker) => control.running(marker),
     async ping() {
@@ -181,27 +230,28 @@ function wrap(
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
 /** chdb builds against @clickhouse/client-common while the client bundles its own copy of the types. */
-function chdbConnection(path: string): ClientConnection {
-  return createChdbConnection({ path }) as unknown as ClientConnection;
+function chdbConnection(connection: ChdbConnection): ClientConnection {
+  return connection as unknown as ClientConnection;
 }
 
 export async function openEventsStore(options: EventsStoreOptions): Promise<EventsStore> {
   const backend: EventsBackend = options.clickhouseUrl ? 'clickhouse' : 'chdb';
   const path = join(options.dataDir, 'events');
-  const client = options.clickhouseUrl
-    ? createClient({ url: options.clickhouseUrl, request_timeout: 600_000 })
-    : createClient({ connection: chdbConnection(path) });
+  const main = options.clickhouseUrl ? undefined : createChdbConnection({ path });
+  const client = main
+    ? createClient({ connection: chdbConnection(main) })
+    : createClient({ url: options.clickhouseUrl, request_timeout: 600_000 });
   // chDB runs one query at a time per session: KILL and system.processes go through a second one.
   let second: ClickHouseClient | undefined;
   const controlClient = () => {
     if (options.clickhouseUrl) return client;
-    second ??= createClient({ connection: chdbConnection(path) });
+    second ??= createClient({ connection: chdbConnection(createChdbConnection({ path })) });
     return second;
   };
   const control = engineControl(controlClient, async () => {
     await second?.close();
   });
-  const store = wrap(client, backend, options.database, control);
+  const store = wrap(client, backend, options.database, control, main?.chdb.rawInsert);
   try {
     await store.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}`);
     await migrateEvents(store);

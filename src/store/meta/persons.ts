@@ -82,6 +82,62 @@ export async function insertPerson(db: MetaDb, person: PersonRecord): Promise<vo
   );
 }
 
+/** Up to 500 rows per statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
+function chunks<T>(items: readonly T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Persons by distinct id, in one statement per 500; a distinct id without a person is absent. */
+export async function findPersonsByDistinctIds(
+  db: MetaDb,
+  teamId: number,
+  distinctIds: readonly string[],
+): Promise<Map<string, PersonRecord>> {
+  const found = new Map<string, PersonRecord>();
+  const rows = [];
+  for (const part of chunks(distinctIds)) {
+    rows.push(
+      ...(await db
+        .selectFrom('person_distinct_ids as d')
+        .innerJoin('persons as p', 'p.id', 'd.person_id')
+        .selectAll('p')
+        .select('d.distinct_id')
+        .where('d.team_id', '=', teamId)
+        .where('d.distinct_id', 'in', part)
+        .execute()),
+    );
+  }
+  // One record per person, whichever of its distinct ids found it: callers change it in place.
+  const byId = new Map<string, PersonRecord>();
+  for (const row of rows) {
+    const person = byId.get(row.id) ?? toRecord(row);
+    byId.set(row.id, person);
+    found.set(row.distinct_id, person);
+  }
+  return found;
+}
+
+/** Several new persons in one statement. */
+export async function insertPersons(db: MetaDb, persons: readonly PersonRecord[]): Promise<void> {
+  for (const part of chunks(persons)) {
+    await db
+      .insertInto('persons')
+      .values(
+        part.map((p) => ({
+          id: p.id,
+          team_id: p.teamId,
+          properties: toJson(p.properties),
+          is_identified: p.isIdentified,
+          version: p.version,
+          created_at: p.createdAt,
+        })),
+      )
+      .execute();
+  }
+}
+
 /** Raised when a person changed since it was read (another request or node wrote it). */
 export class PersonVersionConflict extends Error {}
 
@@ -121,6 +177,27 @@ const distinctIdInsert = prepared(
 
 export async function insertDistinctId(db: MetaDb, teamId: number, d: DistinctIdRecord): Promise<void> {
   await distinctIdInsert(db, teamId, d.distinctId, d.personId, d.version);
+}
+
+/** Several new distinct ids in one statement. */
+export async function insertDistinctIdsOf(
+  db: MetaDb,
+  teamId: number,
+  records: readonly DistinctIdRecord[],
+): Promise<void> {
+  for (const part of chunks(records)) {
+    await db
+      .insertInto('person_distinct_ids')
+      .values(
+        part.map((d) => ({
+          team_id: teamId,
+          distinct_id: d.distinctId,
+          person_id: d.personId,
+          version: d.version,
+        })),
+      )
+      .execute();
+  }
 }
 
 /** Points every distinct id of `from` at `to`, bumping versions; returns the moved ids. */
