@@ -76,7 +76,8 @@ export async function listMembers(
         'm.updated_at as m_updated_at',
       ])
       .orderBy(`m.${column}`, direction)
-      .orderBy('m.id', direction)
+      // Joins in the same millisecond keep their order: user ids only grow (membership ids are random).
+      .orderBy('m.user_id', direction)
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
