@@ -110,9 +110,9 @@ describe('recording filters are validated, not stored as a blob', () => {
       { attr: `${inner}__type`, code: 'invalid_input' },
     ],
     [
-      'an action',
-      group({ type: 'actions', id: 7 }),
-      { attr: `${inner}__id`, detail: 'Action 7 does not exist.' },
+      'an action id that is not one',
+      group({ type: 'actions', id: 'seven' }),
+      { attr: `${inner}__id`, code: 'invalid' },
     ],
     [
       'an unknown recording key',

@@ -70,3 +70,10 @@ export function choice<T extends string>(v: unknown, allowed: readonly T[], path
 
 export const unsupported = (what: string, path: string) =>
   validationError(`${what} is not supported by Burrow yet.`, path || null);
+
+/** A filter value as text: numbers and booleans as they print. */
+export const scalar = (v: unknown, path: string): string => {
+  if (typeof v === 'string') return string(v, path);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw validationError('Not a valid string.', path);
+};

@@ -3,6 +3,9 @@
  * (playlist "universal" filters, legacy playlist filters, list query parameters): a tree of AND/OR
  * groups over leaves, plus a date range, ordering and scoping.
  */
+import type { PropertyFilter } from '../../hogql/property-filters.js';
+import type { ActionStep } from '../../store/meta/actions.js';
+
 export const PROPERTY_OPERATORS = [
   'exact',
   'is_not',
@@ -38,9 +41,26 @@ export interface PropertyCondition {
   number?: number;
 }
 
+/** An action named by a filter; `steps` are filled in from the project's actions before a run. */
+export interface ActionRef {
+  id: number;
+  /** Where the filter sits, for the 400 when the project has no such action. */
+  attr: string;
+  steps?: ActionStep[];
+}
+
 export type Leaf =
-  /** The recording's session has an event (of this name, or any) matching every property. */
-  | { kind: 'event'; event: string | null; properties: PropertyCondition[] }
+  /**
+   * The recording's session has an event (of this name, or any; or matching the action) matching
+   * every property and element filter.
+   */
+  | {
+      kind: 'event';
+      event: string | null;
+      properties: PropertyCondition[];
+      elements?: PropertyFilter[];
+      action?: ActionRef;
+    }
   /** Event property: some event of the session matches; person property: the session's person does. */
   | { kind: 'property'; condition: PropertyCondition }
   | { kind: 'metric'; metric: Metric; operator: MetricOperator; value: number }

@@ -1,5 +1,7 @@
+import type { PropertyFilter } from '../../hogql/property-filters.js';
 import { validationError } from '../errors.js';
-import { at, choice, list, number, object, required, string, unsupported } from './check.js';
+import { at, choice, list, number, object, required, scalar, string, unsupported } from './check.js';
+import { elementFilter } from './element-filter.js';
 import {
   type ConsoleLevel,
   type Leaf,
@@ -10,22 +12,15 @@ import {
 } from './filter-types.js';
 
 const MAX_VALUES = 500;
-const TYPES = ['events', 'actions', 'event', 'person', 'recording', 'log_entry'] as const;
+const TYPES = ['events', 'actions', 'event', 'element', 'person', 'recording', 'log_entry'] as const;
 const NOT_YET: Record<string, string> = {
   session: 'Filtering recordings by session properties',
   cohort: 'Filtering recordings by cohort',
   group: 'Filtering recordings by group properties',
-  element: 'Filtering recordings by element properties',
   hogql: 'Filtering recordings with HogQL expressions',
   data_warehouse: 'Filtering recordings by data warehouse properties',
   data_warehouse_person_property: 'Filtering recordings by data warehouse properties',
   feature: 'Filtering recordings by feature flags',
-};
-
-const scalar = (v: unknown, path: string): string => {
-  if (typeof v === 'string') return string(v, path);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  throw validationError('Not a valid string.', path);
 };
 
 /** A property condition's operator and value, checked for each other. */
@@ -89,17 +84,32 @@ export function consoleLevels(raw: unknown, path: string): ConsoleLevel[] {
   return [...new Set(levels.map((l) => (l === 'info' ? 'log' : l)))];
 }
 
-function entityLeaf(raw: Record<string, unknown>, path: string): Leaf {
-  const id = raw.id === undefined || raw.id === null ? null : string(raw.id, at(path, 'id'), 400);
-  const props = raw.properties ?? [];
-  const properties = list(props, at(path, 'properties'), 100).map((p, i) => {
-    const item = object(p, at(at(path, 'properties'), i));
+function actionId(raw: unknown, path: string): number {
+  const n = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 2_147_483_647)
+    throw validationError('A valid integer is required.', path, 'invalid');
+  return n;
+}
+
+/** An `events` or `actions` entry: the event or action, and its own property and element filters. */
+function entityLeaf(raw: Record<string, unknown>, path: string, isAction: boolean): Leaf {
+  const idPath = at(path, 'id');
+  const id = raw.id === undefined || raw.id === null ? null : raw.id;
+  const properties: PropertyCondition[] = [];
+  const elements: PropertyFilter[] = [];
+  list(raw.properties ?? [], at(path, 'properties'), 100).forEach((p, i) => {
+    const itemPath = at(at(path, 'properties'), i);
+    const item = object(p, itemPath);
     const type = item.type ?? 'event';
-    if (type !== 'event')
-      throw unsupported(`A "${String(type)}" property on an event filter`, at(at(path, 'properties'), i));
-    return condition(item, at(at(path, 'properties'), i), 'event');
+    if (type === 'element') elements.push(elementFilter(item, itemPath));
+    else if (type === 'event') properties.push(condition(item, itemPath, 'event'));
+    else throw unsupported(`A "${String(type)}" property on an event filter`, itemPath);
   });
-  return { kind: 'event', event: id, properties };
+  const more = elements.length > 0 ? { elements } : {};
+  if (!isAction)
+    return { kind: 'event', event: id === null ? null : string(id, idPath, 400), properties, ...more };
+  const action = { id: actionId(required(id ?? undefined, idPath), idPath), attr: idPath };
+  return { kind: 'event', event: null, properties, ...more, action };
 }
 
 /** One filter of any kind PostHog's recording filters carry. */
@@ -109,10 +119,11 @@ export function leaf(rawValue: unknown, path: string): Leaf {
   if (typeof type === 'string' && NOT_YET[type]) throw unsupported(NOT_YET[type], at(path, 'type'));
   switch (choice(required(type, at(path, 'type')), TYPES, at(path, 'type'))) {
     case 'events':
-      return entityLeaf(raw, path);
+      return entityLeaf(raw, path, false);
     case 'actions':
-      // Burrow has no actions yet, so no id can name one.
-      throw validationError(`Action ${String(raw.id)} does not exist.`, at(path, 'id'));
+      return entityLeaf(raw, path, true);
+    case 'element':
+      return { kind: 'event', event: null, properties: [], elements: [elementFilter(raw, path)] };
     case 'event':
       return { kind: 'property', condition: condition(raw, path, 'event') };
     case 'person':

@@ -10,6 +10,7 @@ import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
+import { resolveFilterActions } from './filter-actions.js';
 import { parseRecordingFilters } from './filters.js';
 
 export interface PlaylistInput {
@@ -29,11 +30,21 @@ export const newShortId = () => Array.from({ length: 8 }, () => ALPHANUMERIC[ran
 const isEmpty = (filters: Record<string, unknown> | null | undefined) =>
   !filters || Object.keys(filters).length === 0;
 
-/** Validated filters as stored; a filters playlist must keep at least one filter Burrow knows. */
-function savedFilters(filters: Record<string, unknown> | null | undefined, emptyMessage: string) {
+/**
+ * Validated filters as stored; a filters playlist must keep at least one filter Burrow knows. The
+ * actions they name must exist now (a later deletion does not break the playlist, see
+ * filter-actions.ts).
+ */
+async function savedFilters(
+  deps: Deps,
+  teamId: number,
+  filters: Record<string, unknown> | null | undefined,
+  emptyMessage: string,
+) {
   if (isEmpty(filters)) throw validationError(emptyMessage);
-  const { stored } = parseRecordingFilters(filters, 'filters');
+  const { stored, query } = parseRecordingFilters(filters, 'filters');
   if (Object.keys(stored).length === 0) throw validationError(emptyMessage);
+  await resolveFilterActions(deps, teamId, query.where);
   return stored;
 }
 
@@ -54,7 +65,12 @@ export async function createPlaylist(
   }
   const filters =
     type === 'filters'
-      ? savedFilters(input.filters, 'You must provide a valid filters when creating a saved filter')
+      ? await savedFilters(
+          deps,
+          access.team.id,
+          input.filters,
+          'You must provide a valid filters when creating a saved filter',
+        )
       : {};
   const at = deps.now().toISOString();
   for (let attempt = 0; ; attempt++) {
@@ -114,7 +130,9 @@ export async function updatePlaylistFields(
       if (!isEmpty(input.filters)) throw validationError('You cannot update a collection to add filters');
       patch.filters = {};
     } else if (playlist.type === 'filters') {
-      patch.filters = savedFilters(
+      patch.filters = await savedFilters(
+        deps,
+        access.team.id,
         input.filters,
         'You cannot remove all filters when updating a saved filter',
       );

@@ -1,6 +1,7 @@
 import { materializedEventColumn } from '../../store/events/columns.js';
 import type { EventsStore } from '../../store/events/store.js';
 import type { FilterNode, Leaf, MetricOperator, PropertyCondition } from './filter-types.js';
+import { hogqlSessionsSql, needsHogQL } from './query-hogql.js';
 
 /**
  * Recording filters as ClickHouse predicates over one aggregated recording row (`r.*`, and
@@ -21,6 +22,9 @@ export interface WhereContext {
   store: EventsStore;
   params: Params;
   team: string;
+  teamId: number;
+  /** The project's timezone, for HogQL parts of event filters. */
+  timezone: string;
   /** Bounds for event lookups (the recordings' range widened by a day), or null for unbounded. */
   eventsFrom: string | null;
   eventsTo: string | null;
@@ -80,7 +84,7 @@ function leafSql(l: Leaf, ctx: WhereContext): string {
   const p = ctx.params;
   switch (l.kind) {
     case 'event':
-      return sessionsWithEvent(ctx, l.event, l.properties);
+      return needsHogQL(l) ? hogqlSessionsSql(l, ctx) : sessionsWithEvent(ctx, l.event, l.properties);
     case 'property':
       return l.condition.source === 'event'
         ? sessionsWithEvent(ctx, null, [l.condition])

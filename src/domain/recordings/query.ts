@@ -13,6 +13,8 @@ export type { RecordingRow } from './query-columns.js';
  */
 export interface RecordingSearch {
   teamId: number;
+  /** The project's timezone (HogQL parts of filters print with it); UTC when not given. */
+  timezone?: string;
   from: Date | null;
   to: Date | null;
   where: FilterNode;
@@ -51,6 +53,8 @@ export function searchSql(
     store,
     params,
     team,
+    teamId: s.teamId,
+    timezone: s.timezone ?? 'UTC',
     eventsFrom: s.from ? ts(new Date(s.from.getTime() - DAY_MS)) : null,
     eventsTo: s.to ? ts(new Date(s.to.getTime() + DAY_MS)) : null,
   };

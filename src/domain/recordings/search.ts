@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { resolveDate } from './dates.js';
+import { resolveFilterActions } from './filter-actions.js';
 import type { FilterNode, RecordingQuery } from './filter-types.js';
 import { parseRecordingFilters } from './filters.js';
 import { leaf } from './leaves.js';
@@ -32,14 +33,19 @@ export async function toSearch(
   options: { ignoreDates?: boolean } = {},
 ): Promise<RecordingSearch> {
   const ctx = { tz: team.timezone, now: deps.now(), weekStart: team.weekStartDay ?? 0 };
-  const where: FilterNode = q.filterTestAccounts
-    ? { kind: 'group', operator: 'AND', children: [q.where, ...testAccountFilters(team)] }
-    : q.where;
+  const where = await resolveFilterActions(
+    deps,
+    team.id,
+    q.filterTestAccounts
+      ? { kind: 'group', operator: 'AND', children: [q.where, ...testAccountFilters(team)] }
+      : q.where,
+  );
   if (q.personUuid !== undefined && !isUuid(q.personUuid)) {
     throw validationError('Must be a valid UUID.', 'person_uuid');
   }
   return {
     teamId: team.id,
+    timezone: team.timezone,
     from: options.ignoreDates ? null : resolveDate(q.dateFrom, ctx, false),
     to: options.ignoreDates || q.dateTo === null ? null : resolveDate(q.dateTo, ctx, true),
     where,

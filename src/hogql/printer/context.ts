@@ -9,6 +9,11 @@ export interface PrintOptions {
   table(name: string): string;
   /** Render strings as escaped literals instead of binding them (see BENCHMARKS.md). */
   inlineStrings?: boolean;
+  /**
+   * Binds a string through the caller's own parameters, for a query printed into a larger
+   * statement that has some already; returns the placeholder.
+   */
+  bind?: (value: string) => string;
 }
 
 /** State of one print: the bound parameters and where in the query the printer is. */
@@ -22,6 +27,7 @@ export class PrintContext {
   /** The SQL for a string value: a typed parameter placeholder (or an escaped literal). */
   bindString(value: string): string {
     if (this.options.inlineStrings) return escapeString(value);
+    if (this.options.bind) return this.options.bind(value);
     const name = `hogql_val_${this.count++}`;
     this.params[name] = value;
     return `{${name}:String}`;

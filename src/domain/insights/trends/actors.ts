@@ -1,12 +1,13 @@
 import { DateTime } from 'luxon';
-import { call, compare, constant, type Expr, field, type SelectQuery } from '../../../hogql/ast.js';
+import { call, type Expr, field, type SelectQuery } from '../../../hogql/ast.js';
 import { startOfInterval } from '../../../query/intervals.js';
 import { parseDate, zoneOf } from '../../../query/relative-date.js';
 import { ApiError } from '../../errors.js';
 import { registerActorsSource } from '../../query/actors-source.js';
 import type { RunnerContext } from '../../query/context.js';
 import type { QueryNode } from '../../query/kinds.js';
-import { BREAKDOWN_OTHER, breakdownValue, checkBreakdown } from './breakdown.js';
+import { BREAKDOWN_OTHER, checkBreakdown } from './breakdown.js';
+import { valueConditions } from './breakdowns.js';
 import { ACTIVE_WINDOW_DAYS, checkMath } from './math.js';
 import type { TrendsNode } from './node.js';
 import { trendsRunner } from './runner.js';
@@ -22,7 +23,8 @@ interface InsightActorsNode extends QueryNode {
   source: TrendsNode;
   day?: string | number | null;
   series?: number | null;
-  breakdown?: string | number | null;
+  /** One value for a single breakdown, a list (one per breakdown) for `breakdowns`. */
+  breakdown?: string | number | Array<string | number> | null;
   compare?: 'current' | 'previous' | null;
 }
 
@@ -44,7 +46,10 @@ function check(node: QueryNode): QueryNode {
     throw bad('InsightActorsQuery.day must be a date string.', 'day');
   if (n.compare && n.compare !== 'current' && n.compare !== 'previous')
     throw bad('compare must be "current" or "previous".', 'compare');
-  if (n.breakdown === BREAKDOWN_OTHER)
+  if (
+    n.breakdown === BREAKDOWN_OTHER ||
+    (Array.isArray(n.breakdown) && n.breakdown.includes(BREAKDOWN_OTHER))
+  )
     throw bad('Actors of the "other" breakdown bucket are not supported yet.', 'breakdown');
   return n;
 }
@@ -78,7 +83,9 @@ function build(node: QueryNode, ctx: RunnerContext) {
   ];
   const bf = checkBreakdown(source.breakdownFilter);
   if (bf && n.breakdown !== undefined && n.breakdown !== null)
-    where.push(compare('==', breakdownValue(bf), constant(String(n.breakdown))));
+    where.push(
+      ...valueConditions(bf, Array.isArray(n.breakdown) ? n.breakdown.map(String) : String(n.breakdown)),
+    );
   const query: SelectQuery = {
     node: 'SelectQuery',
     select: [

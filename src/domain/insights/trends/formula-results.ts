@@ -18,6 +18,9 @@ export function formulasOf(n: TrendsNode): Array<{ formula: string; custom_name?
   return list;
 }
 
+/** A result's (compare period, breakdown value) group; JSON keeps lists of values apart. */
+const groupOf = (r: SeriesResult) => JSON.stringify([r.compare_label ?? '', r.breakdown_value ?? '']);
+
 /** Formula results: one per formula and (compare period, breakdown value) group. */
 export function formulaResults(
   node: TrendsNode,
@@ -28,12 +31,9 @@ export function formulaResults(
   for (const f of formulasOf(node)) {
     const formula = compileFormula(f.formula, node.series.length);
     const groups = new Map<string, SeriesResult>();
-    for (const list of perSeries)
-      for (const r of list) groups.set(`${r.compare_label ?? ''}\u0000${r.breakdown_value ?? ''}`, r);
+    for (const list of perSeries) for (const r of list) groups.set(groupOf(r), r);
     for (const [group, sample] of groups) {
-      const inputs = perSeries.map((list) =>
-        list.find((r) => `${r.compare_label ?? ''}\u0000${r.breakdown_value ?? ''}` === group),
-      );
+      const inputs = perSeries.map((list) => list.find((r) => groupOf(r) === group));
       const label = `Formula (${f.formula})`;
       const base = { ...sample, label: f.custom_name ?? label, action: null, order: out.length };
       if (total) {

@@ -28,7 +28,16 @@ export interface EventsSeries {
 export const seriesAction = (s: EventsSeries): ResolvedAction | null =>
   s.kind === 'ActionsNode' ? resolvedAction(s as unknown as Record<string, unknown>, 'series') : null;
 
+/** One entry of `breakdownFilter.breakdowns` (PostHog's Breakdown). */
+export interface BreakdownItem {
+  type?: string | null;
+  property: string;
+  normalize_url?: boolean | null;
+  histogram_bin_count?: number | null;
+}
+
 export interface BreakdownFilter {
+  breakdowns?: BreakdownItem[] | null;
   breakdown_type?: string | null;
   breakdown?: string | null;
   breakdown_limit?: number | null;

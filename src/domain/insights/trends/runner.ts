@@ -6,6 +6,7 @@ import type { QueryNode } from '../../query/kinds.js';
 import type { QueryRunner } from '../../query/run.js';
 import { runSelect } from '../../query/run-select.js';
 import { BREAKDOWN_OTHER, breakdownValue, checkBreakdown, DEFAULT_BREAKDOWN_LIMIT } from './breakdown.js';
+import { resultValue, valueLabel } from './breakdowns.js';
 import { compileFormula } from './formula.js';
 import { formulaResults, formulasOf } from './formula-results.js';
 import { checkMath, MATHS } from './math.js';
@@ -92,12 +93,13 @@ async function runSeries(
   const name = seriesName(series);
   const results: SeriesResult[] = (values ?? ['']).map((bv) => {
     const rows = byValue.get(bv) ?? new Map<string, number>();
+    const value = bf ? resultValue(bf, bv) : bv;
     const base = {
-      label: bf ? (node.series.length > 1 ? `${name} - ${bv}` : bv) : name,
+      label: bf ? (node.series.length > 1 ? `${name} - ${valueLabel(value)}` : valueLabel(value)) : name,
       filter: legacyFilter(node),
       action: actionOf(series, index, days),
       order: index,
-      ...(bf ? { breakdown_value: bv } : {}),
+      ...(bf ? { breakdown_value: value } : {}),
       ...(run.label ? { compare: true, compare_label: run.label } : {}),
     };
     if (total) return { ...base, data: [], days, labels, count: 0, aggregated_value: rows.get('') ?? 0 };

@@ -15,7 +15,8 @@ export interface SeriesResult {
   filter: Record<string, unknown>;
   action: Record<string, unknown> | null;
   order: number;
-  breakdown_value?: string;
+  /** A string for one breakdown, a list (one value per breakdown) for `breakdowns`. */
+  breakdown_value?: string | string[];
   compare?: boolean;
   compare_label?: 'current' | 'previous';
   aggregated_value?: number;
