@@ -3,55 +3,12 @@
  * SQL for the same answer, in the same run, on the generated events of bench/query.ts. Prints
  * medians and ratios. Run: npx tsx bench/insights-trends.ts --rows 10000000 [--dir d] [--runs 5]
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { bootstrap } from '../src/domain/bootstrap.js';
-import { loadParser } from '../src/hogql/parse.js';
-import { buildApp } from '../src/server/app.js';
-import { writeBootstrapFile } from '../src/server/bootstrap-file.js';
-import { openStores } from '../src/server/runtime.js';
-import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
-import { eventRow, generator, personRows } from './event-generator.js';
+
+import { benchArgs, openDataset } from './dataset.js';
 import { interleaved, postQuery } from './lib.js';
 
-const { values } = parseArgs({
-  options: {
-    rows: { type: 'string', default: '10000000' },
-    runs: { type: 'string', default: '5' },
-    dir: { type: 'string' },
-  },
-});
-const ROWS = Number(values.rows);
-const RUNS = Number(values.runs);
-const dataDir = values.dir ?? mkdtempSync(join(tmpdir(), 'burrow-bench-insights-'));
-const config = loadConfig({ BURROW_DATA_DIR: dataDir, LOG_LEVEL: 'error' });
-const stores = await openStores(config);
-const deps = { meta: stores.meta.db, events: stores.events, now: () => new Date() };
-const boot = await bootstrap(deps, { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey });
-// Written so that a later run with the same --dir finds the key (the server does this on first start).
-if (boot) writeBootstrapFile(dataDir, boot);
-const creds = boot ?? JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-const team = creds.project_id as number;
-const events = stores.events;
-
-const [counted] = await events.query<{ n: number }>(`SELECT count() AS n FROM ${events.table('events')}`);
-const have = Number(counted?.n ?? 0);
-if (have < ROWS) {
-  console.log(`generating ${ROWS} events...`);
-  const g = generator();
-  for (let i = have; i < ROWS; i += 100_000) {
-    const batch = [];
-    for (let j = i; j < Math.min(ROWS, i + 100_000); j++) batch.push(eventRow(g, j, team));
-    await insertEvents(events, batch);
-  }
-  const { persons, pdis } = personRows(g, team);
-  await insertPersons(events, persons);
-  await insertDistinctIds(events, pdis);
-  await events.command(`OPTIMIZE TABLE ${events.table('events')} FINAL`);
-}
+const { rows: ROWS, runs: RUNS, dir } = benchArgs(5);
+const { team, key, events, url, close } = await openDataset({ rows: ROWS, dir });
 
 // 30 days of the generated data (which ends 2025-06-30), UTC.
 const RANGE = { date_from: '2025-05-31', date_to: '2025-06-29' };
@@ -91,10 +48,6 @@ const SUITE: Array<[string, Record<string, unknown>, string]> = [
   ],
 ];
 
-await loadParser();
-const app = await buildApp({ config, meta: stores.meta, events, bus: stores.bus });
-const url = await app.listen({ port: 0, host: '127.0.0.1' });
-
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
 for (const [name, node, sql] of SUITE) {
   const {
@@ -103,7 +56,7 @@ for (const [name, node, sql] of SUITE) {
     ratio,
   } = await interleaved(
     RUNS,
-    () => postQuery(url, team, creds.personal_api_key, node),
+    () => postQuery(url, team, key, node),
     () => events.queryRows(sql),
   );
   console.log(
@@ -111,5 +64,4 @@ for (const [name, node, sql] of SUITE) {
   );
 }
 console.log('target: ratio ≤ 1.5 per query');
-await app.close();
-await stores.close();
+await close();

@@ -3,60 +3,13 @@
  * `POST /query` with `force_blocking` and, in the same run, the same compiled SQL sent straight to
  * the engine. Prints medians and ratios. Run: npm run bench:query -- --rows 10000000 [--dir d]
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { bootstrap } from '../src/domain/bootstrap.js';
+
 import { compileSelect } from '../src/hogql/compile.js';
-import { loadParser } from '../src/hogql/parse.js';
-import { buildApp } from '../src/server/app.js';
-import { writeBootstrapFile } from '../src/server/bootstrap-file.js';
-import { openStores } from '../src/server/runtime.js';
-import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
-import { eventRow, generator, personRows } from './event-generator.js';
+import { benchArgs, openDataset } from './dataset.js';
 import { interleaved, postQuery } from './lib.js';
 
-const { values } = parseArgs({
-  options: {
-    rows: { type: 'string', default: '10000000' },
-    runs: { type: 'string', default: '7' },
-    dir: { type: 'string' },
-  },
-});
-const ROWS = Number(values.rows);
-const RUNS = Number(values.runs);
-const dataDir = values.dir ?? mkdtempSync(join(tmpdir(), 'burrow-bench-query-'));
-const config = loadConfig({ BURROW_DATA_DIR: dataDir, LOG_LEVEL: 'error' });
-const stores = await openStores(config);
-const deps = { meta: stores.meta.db, events: stores.events, now: () => new Date() };
-const boot = await bootstrap(deps, { adminEmail: config.adminEmail, adminApiKey: config.adminApiKey });
-// Written so that a later run with the same --dir finds the key (the server does this on first start).
-if (boot) writeBootstrapFile(dataDir, boot);
-const { readFileSync } = await import('node:fs');
-const creds = boot ?? JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-const team = creds.project_id as number;
-const events = stores.events;
-
-const [counted] = await events.query<{ n: number }>(`SELECT count() AS n FROM ${events.table('events')}`);
-const n = counted?.n ?? 0;
-if (n < ROWS) {
-  console.log(`generating ${ROWS} events...`);
-  const g = generator();
-  const t0 = performance.now();
-  for (let i = n; i < ROWS; i += 100_000) {
-    const batch = [];
-    for (let j = i; j < Math.min(ROWS, i + 100_000); j++) batch.push(eventRow(g, j, team));
-    await insertEvents(events, batch);
-  }
-  const { persons, pdis } = personRows(g, team);
-  await insertPersons(events, persons);
-  await insertDistinctIds(events, pdis);
-  await events.command(`OPTIMIZE TABLE ${events.table('events')} FINAL`);
-  console.log(`generated in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-}
+const { rows: ROWS, runs: RUNS, dir } = benchArgs(7);
+const { team, key, events, url, close } = await openDataset({ rows: ROWS, dir });
 
 const SUITE: Array<[string, string]> = [
   ['counts by day', 'SELECT toStartOfDay(timestamp) AS day, count() FROM events GROUP BY day ORDER BY day'],
@@ -84,9 +37,6 @@ const SUITE: Array<[string, string]> = [
   ],
 ];
 
-await loadParser();
-const app = await buildApp({ config, meta: stores.meta, events, bus: stores.bus });
-const url = await app.listen({ port: 0, host: '127.0.0.1' });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
@@ -104,7 +54,7 @@ for (const [name, hogql] of SUITE) {
     ratio,
   } = await interleaved(
     RUNS,
-    () => postQuery(url, team, creds.personal_api_key, { kind: 'HogQLQuery', query: hogql }),
+    () => postQuery(url, team, key, { kind: 'HogQLQuery', query: hogql }),
     () => events.queryRows(compiled.sql, { params: compiled.params }),
   );
   ratios.push(ratio);
@@ -113,5 +63,4 @@ for (const [name, hogql] of SUITE) {
   );
 }
 console.log(`median ratio ${median(ratios).toFixed(2)} (target ≤ 1.10 per query)`);
-await app.close();
-await stores.close();
+await close();
