@@ -7,6 +7,22 @@ import { parseExpr } from './parse.js';
  * PostHog property filters (`{key, value, operator, type}`) and filter groups as HogQL AST, the
  * building block EventsQuery, `{filters}` and the insight kinds share.
  */
+/** The operators every kind of PostHog property filter takes (dates, ranges and sets come on top). */
+export const BASIC_OPERATORS = [
+  'exact',
+  'is_not',
+  'icontains',
+  'not_icontains',
+  'regex',
+  'not_regex',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'is_set',
+  'is_not_set',
+] as const;
+
 export type PropertyOperator =
   | 'exact'
   | 'is_not'

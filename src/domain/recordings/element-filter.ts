@@ -1,21 +1,13 @@
 import { elementFilterToExpr } from '../../hogql/element-filters.js';
 import { HogQLQueryError } from '../../hogql/errors.js';
-import type { PropertyFilter } from '../../hogql/property-filters.js';
+import { BASIC_OPERATORS, type PropertyFilter } from '../../hogql/property-filters.js';
 import { validationError } from '../errors.js';
 import { at, choice, list, required, scalar } from './check.js';
 
 const MAX_VALUES = 500;
 const ELEMENT_KEYS = ['text', 'href', 'selector', 'tag_name'] as const;
-const ELEMENT_OPERATORS = [
-  'exact',
-  'is_not',
-  'icontains',
-  'not_icontains',
-  'regex',
-  'not_regex',
-  'is_set',
-  'is_not_set',
-] as const;
+/** Element filters compare text: every basic operator but the numeric ones. */
+const ELEMENT_OPERATORS = BASIC_OPERATORS.filter((o) => !['gt', 'gte', 'lt', 'lte'].includes(o));
 
 /** An autocapture element filter, checked now by compiling it once (its errors name the filter). */
 export function elementFilter(raw: Record<string, unknown>, path: string): PropertyFilter {

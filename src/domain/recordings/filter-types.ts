@@ -3,23 +3,10 @@
  * (playlist "universal" filters, legacy playlist filters, list query parameters): a tree of AND/OR
  * groups over leaves, plus a date range, ordering and scoping.
  */
-import type { PropertyFilter } from '../../hogql/property-filters.js';
+import { BASIC_OPERATORS, type PropertyFilter } from '../../hogql/property-filters.js';
 import type { ActionStep } from '../../store/meta/actions.js';
 
-export const PROPERTY_OPERATORS = [
-  'exact',
-  'is_not',
-  'icontains',
-  'not_icontains',
-  'regex',
-  'not_regex',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'is_set',
-  'is_not_set',
-] as const;
+export const PROPERTY_OPERATORS = BASIC_OPERATORS;
 export type PropertyOperator = (typeof PROPERTY_OPERATORS)[number];
 
 export const METRIC_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'exact', 'is_not'] as const;

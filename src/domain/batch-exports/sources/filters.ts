@@ -1,3 +1,4 @@
+import { BASIC_OPERATORS } from '../../../hogql/property-filters.js';
 import { validationError } from '../../errors.js';
 
 /** A property filter as PostHog sends it: `{key, operator, type, value}`. */
@@ -8,20 +9,7 @@ export interface PropertyFilter {
   value: unknown;
 }
 
-const OPERATORS = [
-  'exact',
-  'is_not',
-  'icontains',
-  'not_icontains',
-  'regex',
-  'not_regex',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'is_set',
-  'is_not_set',
-] as const;
+const OPERATORS = BASIC_OPERATORS;
 
 const RUN_ATTRIBUTES =
   "'data_interval_start' and 'data_interval_end' are run attributes and not 'filters'. Trigger a backfill if you wish to manually control which periods to batch export.";
