@@ -167,6 +167,9 @@ describe(`actions resource (${backend})`, () => {
       attr: 'steps',
       code: 'not_a_list',
     });
+    expect((await post({ name: 'm', steps: 'bad' })).json()).toEqual(
+      invalid('Expected a list of items but got type "str".', 'steps', 'not_a_list'),
+    );
     expect((await post({ name: 'm', steps: ['x'] })).json()).toMatchObject({
       attr: 'steps__0__non_field_errors',
     });

@@ -43,3 +43,16 @@ export function choice<T extends string | number>(value: T, allowed: readonly T[
     throw validationError(`"${value}" is not a valid choice.`, attr, 'invalid_choice');
   return value;
 }
+
+/** A JSON value's type as Django REST framework names it in its messages (Python's type names). */
+export function pythonTypeName(value: unknown): string {
+  if (value === null) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  return (
+    { string: 'str', number: 'int', boolean: 'bool', object: 'dict' }[typeof value as string] ?? typeof value
+  );
+}
+
+/** DRF's error for a field that must be a list. */
+export const notAList = (value: unknown): string =>
+  `Expected a list of items but got type "${pythonTypeName(value)}".`;

@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { type ApiError, notFound, validationError } from '../domain/errors.js';
+import { pythonTypeName } from '../domain/validate.js';
 
 /**
  * Bodies are validated strictly (a JSON string is never a number); query strings and path params
@@ -57,14 +58,6 @@ function memoized(ajv: Ajv.default, schema: object): ValidateFunction {
   return fn;
 }
 
-function typeName(value: unknown): string {
-  if (value === null) return 'NoneType';
-  if (Array.isArray(value)) return 'list';
-  return (
-    { string: 'str', number: 'int', boolean: 'bool', object: 'dict' }[typeof value as string] ?? typeof value
-  );
-}
-
 const TYPE_MESSAGES: Record<string, string> = {
   integer: 'A valid integer is required.',
   number: 'A valid number is required.',
@@ -90,13 +83,13 @@ function describe(error: ErrorObject): { detail: string; code: string } {
       const expected = String(p.type).split(',')[0] as string;
       if (expected === 'array') {
         return {
-          detail: `Expected a list of items but got type "${typeName(error.data)}".`,
+          detail: `Expected a list of items but got type "${pythonTypeName(error.data)}".`,
           code: 'not_a_list',
         };
       }
       if (expected === 'object') {
         return {
-          detail: `Expected a dictionary of items but got type "${typeName(error.data)}".`,
+          detail: `Expected a dictionary of items but got type "${pythonTypeName(error.data)}".`,
           code: 'not_a_dict',
         };
       }
@@ -144,7 +137,7 @@ export function validationToApiError(errors: ErrorObject[], context: string | un
   const attr = attrOf(first);
   if (attr === null && first.keyword === 'type' && context === 'body') {
     return validationError(
-      `Invalid data. Expected a dictionary, but got ${typeName(first.data)}.`,
+      `Invalid data. Expected a dictionary, but got ${pythonTypeName(first.data)}.`,
       null,
       'invalid_input',
     );

@@ -3,6 +3,7 @@ import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filte
 import { parseSelector } from '../../hogql/selector.js';
 import type { ActionStep } from '../../store/meta/actions.js';
 import { validationError } from '../errors.js';
+import { notAList } from '../validate.js';
 
 /** Step fields, in PostHog's ActionStepJSON order. */
 const TEXT_FIELDS = ['event', 'selector', 'tag_name', 'text', 'href', 'url'] as const;
@@ -45,7 +46,7 @@ function checkStep(raw: unknown, i: number): ActionStep {
   }
   const props = raw.properties;
   if (props !== undefined && props !== null && !Array.isArray(props))
-    throw validationError('Expected a list of items but got type "dict".', attr('properties'), 'not_a_list');
+    throw validationError(notAList(props), attr('properties'), 'not_a_list');
   step.properties = props ?? [];
   try {
     propertiesToExpr(step.properties as AnyProperties);
@@ -77,8 +78,7 @@ function checkStep(raw: unknown, i: number): ActionStep {
 
 export function checkSteps(raw: unknown): ActionStep[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw))
-    throw validationError('Expected a list of items but got type "dict".', 'steps', 'not_a_list');
+  if (!Array.isArray(raw)) throw validationError(notAList(raw), 'steps', 'not_a_list');
   if (raw.length > MAX_STEPS)
     throw validationError(`Ensure this field has no more than ${MAX_STEPS} elements.`, 'steps', 'max_length');
   return raw.map(checkStep);
