@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { bootstrap } from '../domain/bootstrap.js';
 import type { MetaDeps } from '../domain/deps.js';
 import { ApiError } from '../domain/errors.js';
+import { reissueInviteToken } from '../domain/invite-token.js';
+import { signupUrl } from '../domain/mail.js';
 import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { openMetaStore } from '../store/meta/db.js';
@@ -20,6 +22,9 @@ Commands:
   keys revoke <id> [--email <user>]
   import <file.jsonl|file.csv> --project <id> [--host <url>] [--token <phc_...>]
                      send events through the running server's capture path (/batch/)
+  invites link <invite-id>
+                     a new token for a pending invite (the old one stops working) and where to
+                     post it: for invites sent without email (no SMTP_URL, or send_email false)
   migrate            apply metadata migrations and exit
   bootstrap          create the default organization if the store is empty (writes bootstrap.json)
 
@@ -81,6 +86,13 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'import') return await importCommand(sub, values, config, store.db);
+    if (command === 'invites' && sub === 'link' && arg) {
+      const token = await reissueInviteToken(deps, arg);
+      if (!token) throw new UsageError(`no pending invite ${arg}`);
+      const base = config.siteUrl ?? `http://127.0.0.1:${config.port}`;
+      print({ invite: arg.toLowerCase(), url: signupUrl(base, arg.toLowerCase()), token });
+      return 0;
+    }
     if (command !== 'keys' || !sub) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
     const email = values.email ?? config.adminEmail;
     const user = await findUserByEmail(store.db, email);

@@ -28,6 +28,7 @@ export const signupUrl = (baseUrl: string, inviteId: string) =>
 
 export function inviteEmail(
   invite: InviteRecord,
+  token: string,
   organization: OrganizationRecord,
   inviter: UserRecord,
   baseUrl: string,
@@ -43,12 +44,18 @@ export function inviteEmail(
     }.`,
     ...(invite.message ? ['', 'Their message:', ...invite.message.split(/\r?\n/).map((l) => `> ${l}`)] : []),
     '',
-    'To accept, create your account by posting your name and a password (8 characters or more) to:',
+    'To accept, create your account by posting your name, a password (8 characters or more) and',
+    'this invite token to:',
     '',
     `  ${url}`,
     '',
+    `  token: ${token}`,
+    '',
     `  curl -X POST '${url}' -H 'Content-Type: application/json' \\`,
-    `    -d '{"first_name": "Your name", "password": "a long password"}'`,
+    `    -d '{"token": "${token}", "first_name": "Your name", "password": "a long password"}'`,
+    '',
+    'Already have an account here? Send only the token, logged in (session cookie).',
+    'The token is yours alone: whoever has it can join as you.',
     '',
     `A GET on the same address shows the invite. It expires on ${expires.toUTCString()}.`,
   ];
