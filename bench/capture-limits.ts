@@ -79,7 +79,8 @@ async function probeWhile(running: () => boolean): Promise<number[]> {
   return latencies;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 const summary = (latencies: number[]) => {
   const s = [...latencies].sort((a, b) => a - b);
   return `n=${s.length} p50=${pct(s, 0.5).toFixed(1)} p99=${pct(s, 0.99).toFixed(1)} max=${(s.at(-1) ?? 0).toFixed(1)} ms`;
@@ -133,11 +134,17 @@ attacking = false;
 const attackHealth = await attackProbe;
 
 console.log(`machine load before: ${loadBefore}; server RSS peak before load ${clientRss} MB`);
-console.log(`largest accepted body: ${perRequest} events, ${largest.decoded} bytes decoded, ${largest.body.length} gzip`);
+console.log(
+  `largest accepted body: ${perRequest} events, ${largest.decoded} bytes decoded, ${largest.body.length} gzip`,
+);
 console.log(`/_health idle:                    ${summary(idle)}`);
 console.log(`/_health, ${clients} clients at the limits: ${summary(underLoad)}`);
-console.log(`  statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${Math.round(accepted / elapsed)} events/s accepted`);
-console.log(`300 000-event body (${attack.length} bytes gzip): ${attackRes.status} in ${attackMs.toFixed(0)} ms; /_health ${summary(attackHealth)}`);
+console.log(
+  `  statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${Math.round(accepted / elapsed)} events/s accepted`,
+);
+console.log(
+  `300 000-event body (${attack.length} bytes gzip): ${attackRes.status} in ${attackMs.toFixed(0)} ms; /_health ${summary(attackHealth)}`,
+);
 console.log(`server RSS peak: ${rssPeakMb()} MB`);
 
 child.kill('SIGTERM');
