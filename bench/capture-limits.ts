@@ -29,7 +29,9 @@ const LIMIT = 25 * 1024 * 1024;
 const loadBefore = loadavg()[0]?.toFixed(2);
 const dir = mkdtempSync(join(tmpdir(), 'burrow-bench-limits-'));
 const port = 19_000 + Math.floor(Math.random() * 1000);
-const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
+// BENCH_SERVER: another build to compare (e.g. the commit before the limits); BENCH_NODE_ARGS: --cpu-prof…
+const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+const child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_SERVER ?? join(ROOT, 'dist/main.js')], {
   env: { ...process.env, BURROW_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn' },
   stdio: 'inherit',
 });
@@ -44,19 +46,23 @@ const token = JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8')).proj
 
 /** Events padded so that the decoded body lands just under the limit. */
 function largestBody(): { body: Buffer; decoded: number } {
-  const pad = Math.floor(LIMIT / perRequest) - 260;
-  const events = Array.from({ length: perRequest }, (_, i) => ({
+  const bare = JSON.stringify({ api_key: token, batch: events(0), sent_at: new Date().toISOString() });
+  const pad = Math.floor((LIMIT - 4096 - bare.length) / perRequest);
+  const json = JSON.stringify({ api_key: token, batch: events(pad), sent_at: new Date().toISOString() });
+  return { body: gzipSync(json), decoded: Buffer.byteLength(json) };
+}
+
+function events(pad: number) {
+  return Array.from({ length: perRequest }, (_, i) => ({
     event: i % 2 ? '$pageview' : 'clicked',
     distinct_id: `user-${i % 1000}`,
     properties: {
       $current_url: `https://shop.test/p/${i}`,
       $browser: 'Chrome',
       plan: i % 3 ? 'free' : 'pro',
-      note: `${i}-`.repeat(Math.ceil(pad / 6)).slice(0, pad),
+      note: `${i}-`.repeat(Math.ceil(pad / 2)).slice(0, pad),
     },
   }));
-  const json = JSON.stringify({ api_key: token, batch: events, sent_at: new Date().toISOString() });
-  return { body: gzipSync(json), decoded: Buffer.byteLength(json) };
 }
 
 const largest = largestBody();

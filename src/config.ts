@@ -29,6 +29,8 @@ export interface Config {
   /** Largest analytics event, and largest recording (`/s/`) event, as JSON bytes. */
   captureMaxEventBytes: number;
   captureMaxRecordingEventBytes: number;
+  /** Capture requests decoded at once on this node (the others wait). */
+  captureConcurrency: number;
   /** Query engine work running at once on this node. */
   queryConcurrency: number;
   /** Queries one project may have queued or running on this node (more is a 429). */
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     captureMaxJsonDepth: int(env, 'CAPTURE_MAX_JSON_DEPTH', 128, 8, 1000),
     captureMaxEventBytes: int(env, 'CAPTURE_MAX_EVENT_BYTES', MiB, 1024, 256 * MiB),
     captureMaxRecordingEventBytes: int(env, 'CAPTURE_MAX_RECORDING_EVENT_BYTES', 8 * MiB, 1024, 256 * MiB),
+    captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', 2, 1, 64),
     queryConcurrency: int(env, 'QUERY_CONCURRENCY', 4, 1, 1024),
     queryTeamConcurrency: int(env, 'QUERY_TEAM_CONCURRENCY', 8, 1, 100_000),
     queryCacheMaxBytes: int(env, 'QUERY_CACHE_MAX_BYTES', 128 * 2 ** 20, 2 ** 20, 64 * 2 ** 30),

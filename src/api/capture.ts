@@ -12,7 +12,7 @@ import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { CaptureEvent } from '../domain/ingest/rows.js';
 import type { createTeamResolver } from '../domain/ingest/teams.js';
 import { PUBLIC } from '../domain/scopes.js';
-import { mapInSlices } from '../domain/slices.js';
+import { createGate, mapInSlices } from '../domain/slices.js';
 import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
 import type { ApiPlugin } from './context.js';
@@ -31,6 +31,8 @@ export interface CaptureLimits {
   maxDepth: number;
   maxEventBytes: number;
   maxRecordingEventBytes: number;
+  /** Requests decoded at once; the others wait their turn (docs/limits.md). */
+  concurrency: number;
 }
 
 const MB = 1024 * 1024;
@@ -68,6 +70,7 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   installCaptureCors(app);
+  const gate = createGate(limits.concurrency);
 
   for (const route of ROUTES) {
     const options: DecodeOptions = {
@@ -78,23 +81,27 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
       engage: route.engage ?? false,
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const payload = await decodeCaptureAsync(decodeInput(request), options);
-      const team = await resolveTeam(payload.token);
-      const context = {
-        now: new Date(),
-        sentAt: payload.sentAt,
-        ip: request.ip,
-        anonymizeIps: team.anonymizeIps,
-      };
-      const events: CaptureEvent[] = await mapInSlices(payload.events, (raw) => {
-        const e = normalizeEvent(raw, context);
-        return {
-          uuid: e.uuid,
-          event: e.event,
-          distinctId: e.distinctId,
-          properties: e.properties,
-          timestamp: e.timestamp,
+      // Decoding and normalising are the CPU-heavy part; person work and the write come after.
+      const { team, events } = await gate.run(async () => {
+        const payload = await decodeCaptureAsync(decodeInput(request), options);
+        const team = await resolveTeam(payload.token);
+        const context = {
+          now: new Date(),
+          sentAt: payload.sentAt,
+          ip: request.ip,
+          anonymizeIps: team.anonymizeIps,
         };
+        const events: CaptureEvent[] = await mapInSlices(payload.events, (raw) => {
+          const e = normalizeEvent(raw, context);
+          return {
+            uuid: e.uuid,
+            event: e.event,
+            distinctId: e.distinctId,
+            properties: e.properties,
+            timestamp: e.timestamp,
+          };
+        });
+        return { team, events };
       });
       await pipeline.ingest(team, events);
       return reply.code(200).send({ status: 1 });

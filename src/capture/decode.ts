@@ -72,6 +72,7 @@ function* decodeSteps(input: DecodeInput, options: DecodeOptions): Steps<Decoded
     maxDepth: limits.maxDepth,
     maxElements: limits.maxEvents,
     tooMany: () => tooManyEvents(limits.maxEvents),
+    splitKey: 'batch',
   });
   endOfJson(bytes, root);
 
@@ -84,12 +85,15 @@ function* decodeSteps(input: DecodeInput, options: DecodeOptions): Steps<Decoded
     if (fields.batch) {
       const batch = fields.batch;
       if (bytes[batch.start] !== 0x5b) throw malformed('"batch" must be a list of events');
-      // Depth was checked over the whole document; this pass only splits and counts.
-      const list = yield* scanContainer(bytes, batch.start, {
-        maxDepth: Number.POSITIVE_INFINITY,
-        maxElements: limits.maxEvents,
-        tooMany: () => tooManyEvents(limits.maxEvents),
-      });
+      // Split during the scan, unless the key was spelled with escapes or came twice.
+      const list =
+        root.split?.end === batch.end
+          ? root.split
+          : yield* scanContainer(bytes, batch.start, {
+              maxDepth: Number.POSITIVE_INFINITY,
+              maxElements: limits.maxEvents,
+              tooMany: () => tooManyEvents(limits.maxEvents),
+            });
       spans = list.values;
       envelope = fields.values;
     } else {

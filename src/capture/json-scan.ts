@@ -13,6 +13,8 @@ export interface Container {
   keys: Span[];
   values: Span[];
   end: number;
+  /** The member named `splitKey`, when it is a list: scanned into its elements in the same pass. */
+  split?: Container;
 }
 
 export interface ScanOptions {
@@ -23,6 +25,12 @@ export interface ScanOptions {
   /** For arrays: the most elements allowed; past it `tooMany()` is thrown before reading on. */
   maxElements?: number;
   tooMany?: () => Error;
+  /**
+   * An object member whose list value is split too (`batch`), its elements counted against
+   * `maxElements` as they are found: a body of 300 000 events stops at the limit's first excess
+   * instead of being walked whole first.
+   */
+  splitKey?: string;
 }
 
 const QUOTE = 0x22;
@@ -76,6 +84,9 @@ export function* scanContainer(buf: Buffer, start: number, options: ScanOptions)
   if (level > maxDepth) throw tooDeep(maxDepth);
   const keys: Span[] = [];
   const values: Span[] = [];
+  let split: Container | undefined;
+  const splitKey = options.splitKey === undefined ? undefined : JSON.stringify(options.splitKey);
+  let splitting = false;
   let tick = i + TICK_BYTES;
   i++;
   const unexpected = (at: number) =>
@@ -92,6 +103,7 @@ export function* scanContainer(buf: Buffer, start: number, options: ScanOptions)
       const keyStart = i;
       i = skipString(buf, i);
       keys.push({ start: keyStart, end: i });
+      splitting = splitKey !== undefined && buf.toString('latin1', keyStart, i) === splitKey;
       i = skipSpace(buf, i);
       if (buf[i] !== COLON) throw unexpected(i);
       i = skipSpace(buf, i + 1);
@@ -100,7 +112,16 @@ export function* scanContainer(buf: Buffer, start: number, options: ScanOptions)
     }
     const valueStart = i;
     const b = buf[i];
-    if (b === QUOTE) {
+    if (splitting && b === LBRACKET) {
+      split = yield* scanContainer(buf, i, {
+        maxDepth,
+        baseDepth: level,
+        ...(options.maxElements === undefined ? {} : { maxElements: options.maxElements }),
+        ...(options.tooMany ? { tooMany: options.tooMany } : {}),
+      });
+      i = split.end;
+      tick = i + TICK_BYTES;
+    } else if (b === QUOTE) {
       i = skipString(buf, i);
     } else if (b === LBRACE || b === LBRACKET) {
       // Walk to the matching bracket, counting depth; strings are skipped whole.
@@ -140,7 +161,9 @@ export function* scanContainer(buf: Buffer, start: number, options: ScanOptions)
       i++;
       continue;
     }
-    if (buf[i] === close) return { kind: isObject ? 'object' : 'array', keys, values, end: i + 1 };
+    if (buf[i] === close) {
+      return { kind: isObject ? 'object' : 'array', keys, values, end: i + 1, ...(split ? { split } : {}) };
+    }
     throw unexpected(i);
   }
 }

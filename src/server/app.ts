@@ -129,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       maxDepth: config.captureMaxJsonDepth,
       maxEventBytes: config.captureMaxEventBytes,
       maxRecordingEventBytes: config.captureMaxRecordingEventBytes,
+      concurrency: config.captureConcurrency,
     },
   });
   return app;

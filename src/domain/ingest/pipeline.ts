@@ -2,7 +2,7 @@ import type { EventsStore } from '../../store/events/store.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
-import { mapInSlices } from '../slices.js';
+import { joinInSlices } from '../slices.js';
 import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { PersonCache } from './person-cache.js';
@@ -70,16 +70,16 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         const cached = enrichFromCache(cache, team.id, plain);
         // Encoded in slices: a request of thousands of events must not hold the event loop.
         if (cached) {
-          const rows = await mapInSlices(plain, (e, i) =>
+          const rows = await joinInSlices(plain, (e, i) =>
             eventLine(team.id, e, cached[i] as PersonEnrichment, now),
           );
-          return writeSet(rows, changes, await replayRows(team.id, recordings));
+          return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
         }
         const rows = await deps.meta.transaction().execute(async (trx) => {
           const persons = await processPersons(trx, team.id, changes, cache, plain);
-          return mapInSlices(plain, (e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now));
+          return joinInSlices(plain, (e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now));
         });
-        return writeSet(rows, changes, await replayRows(team.id, recordings));
+        return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
       } catch (error) {
         // The transaction rolled back: nothing this request read or wrote may stay cached.
         cache.forget(team.id, changes.seen);
