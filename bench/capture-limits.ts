@@ -4,7 +4,7 @@
  * 25 MiB once decompressed, gzip on the wire) while a prober polls /_health every 10 ms; then one
  * request of 300 000 tiny events (a 751 KB gzip body, refused). Reports /_health latency
  * percentiles, capture throughput, statuses and the server's peak RSS.
- * Usage: npm run build && npx tsx bench/capture-limits.ts [-- --seconds 20 --clients 8]
+ * Usage: npm run build && npm run bench:capture-limits [-- --seconds 20 --clients 8]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
