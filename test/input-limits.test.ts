@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGate } from '../src/domain/slices.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 
 /**
@@ -200,6 +201,7 @@ describe(`configured capture limits (${backend})`, () => {
       CAPTURE_MAX_EVENT_BYTES: '2048',
       CAPTURE_MAX_DECODED_BYTES: '65536',
       CAPTURE_MAX_JSON_DEPTH: '10',
+      CAPTURE_MAX_RECORDING_EVENT_BYTES: '4096',
     });
   });
   afterAll(async () => {
@@ -224,6 +226,28 @@ describe(`configured capture limits (${backend})`, () => {
     expect((await send([ev({ a: JSON.parse(nestedArray(7)) })])).json().detail).toContain(
       'more than 10 levels',
     );
+    const snapshot = (pad: number) => ({
+      event: '$snapshot',
+      distinct_id: 'd',
+      properties: {
+        token: h.boot.project_api_key,
+        $session_id: 's',
+        $window_id: 'w',
+        $snapshot_data: [{ type: 4, timestamp: 1, data: { href: 'x'.repeat(pad) } }],
+      },
+    });
+    const recording = (pad: number) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/s/',
+        payload: JSON.stringify([snapshot(pad)]),
+        headers: { 'content-type': 'application/json' },
+      });
+    expect((await recording(3000)).statusCode).toBe(200);
+    expect((await recording(5000)).json()).toMatchObject({
+      code: 'event_too_large',
+      detail: expect.stringContaining('4096 bytes'),
+    });
     const large = JSON.stringify({ api_key: 'k', batch: [ev()], pad: 'x'.repeat(70_000) });
     const res = await h.app.inject({
       method: 'POST',
@@ -232,6 +256,31 @@ describe(`configured capture limits (${backend})`, () => {
       headers: { 'content-encoding': 'gzip' },
     });
     expect([res.statusCode, res.json().code]).toEqual([413, 'request_too_large']);
+  });
+});
+
+describe('the capture gate', () => {
+  it('lets CAPTURE_CONCURRENCY holders in at once, the others in arrival order', async () => {
+    const gate = createGate(2);
+    let inside = 0;
+    let most = 0;
+    const order: number[] = [];
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        gate.run(async () => {
+          inside++;
+          most = Math.max(most, inside);
+          order.push(i);
+          await new Promise((r) => setTimeout(r, 5));
+          inside--;
+        }),
+      ),
+    );
+    expect(most).toBe(2);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    // A failing holder frees its slot.
+    await expect(gate.run(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    expect(await gate.run(async () => 'free')).toBe('free');
   });
 });
 
