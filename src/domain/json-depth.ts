@@ -7,21 +7,38 @@
  * Works on a string (UTF-16 code units) or on UTF-8 bytes: every character that matters (`"`,
  * `\`, brackets) is ASCII in both, and no byte of a multi-byte UTF-8 sequence is ASCII.
  */
-export function jsonDepthExceeds(
-  text: string | Uint8Array,
-  max: number,
-  start = 0,
-  end = text.length,
-): boolean {
-  const code =
-    typeof text === 'string' ? (i: number) => text.charCodeAt(i) : (i: number) => text[i] as number;
+export function jsonDepthExceeds(text: string | Uint8Array, max: number): boolean {
+  return typeof text === 'string' ? stringDepthExceeds(text, max) : bytesDepthExceeds(text, max);
+}
+
+// Two copies of one loop: a per-character callback would cost several times the scan itself.
+function stringDepthExceeds(text: string, max: number): boolean {
   let depth = 0;
-  for (let i = start; i < end; i++) {
-    const c = code(i);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
     if (c === QUOTE) {
       // Skip the string: to the next quote not escaped by a backslash.
-      for (i++; i < end; i++) {
-        const s = code(i);
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === BACKSLASH) i++;
+        else if (s === QUOTE) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+function bytesDepthExceeds(text: Uint8Array, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === QUOTE) {
+      for (i++; i < text.length; i++) {
+        const s = text[i];
         if (s === BACKSLASH) i++;
         else if (s === QUOTE) break;
       }
