@@ -22,6 +22,15 @@ export interface Config {
   ingestBatchRows: number;
   ingestBatchDelayMs: number;
   ingestMaxPendingRows: number;
+  /** Per capture request (docs/limits.md): bytes once decompressed, events, nesting depth. */
+  captureMaxDecodedBytes: number;
+  captureMaxEvents: number;
+  captureMaxJsonDepth: number;
+  /** Largest analytics event, and largest recording (`/s/`) event, as JSON bytes. */
+  captureMaxEventBytes: number;
+  captureMaxRecordingEventBytes: number;
+  /** Capture requests decoded at once on this node (the others wait). */
+  captureConcurrency: number;
   /** Query engine work running at once on this node. */
   queryConcurrency: number;
   /** Queries one project may have queued or running on this node (more is a 429). */
@@ -98,6 +107,9 @@ function oneOf(env: Env, name: string, allowed: string[], fallback: string): str
   if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}`);
   return raw;
 }
+
+/** Bytes in a mebibyte, for the size settings. */
+const MiB = 1024 * 1024;
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -181,6 +193,12 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchRows: int(env, 'INGEST_BATCH_ROWS', 20_000, 1, 1_000_000),
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
+    captureMaxDecodedBytes: int(env, 'CAPTURE_MAX_DECODED_BYTES', 25 * MiB, 64 * 1024, 1024 * MiB),
+    captureMaxEvents: int(env, 'CAPTURE_MAX_EVENTS', 10_000, 1, 1_000_000),
+    captureMaxJsonDepth: int(env, 'CAPTURE_MAX_JSON_DEPTH', 128, 8, 1000),
+    captureMaxEventBytes: int(env, 'CAPTURE_MAX_EVENT_BYTES', MiB, 1024, 256 * MiB),
+    captureMaxRecordingEventBytes: int(env, 'CAPTURE_MAX_RECORDING_EVENT_BYTES', 8 * MiB, 1024, 256 * MiB),
+    captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', 2, 1, 64),
     queryConcurrency: int(env, 'QUERY_CONCURRENCY', 4, 1, 1024),
     queryTeamConcurrency: int(env, 'QUERY_TEAM_CONCURRENCY', 8, 1, 100_000),
     queryCacheMaxBytes: int(env, 'QUERY_CACHE_MAX_BYTES', 128 * 2 ** 20, 2 ** 20, 64 * 2 ** 30),

@@ -258,7 +258,7 @@ const CTES: Case[] = [
   reject(
     'CTE events referencing events',
     'WITH events AS (SELECT * FROM events) SELECT * FROM events',
-    /too deeply|nested/,
+    /CTE events refers to itself/,
   ),
   run(
     'CTE named raw_persons does not replace lazy persons',
@@ -303,7 +303,11 @@ const CTES: Case[] = [
     `WITH 1 AS c0, ${Array.from({ length: 40 }, (_, i) => `c${i} + c${i} AS c${i + 1}`).join(', ')} SELECT c40`,
     /CTE/,
   ),
-  safe('WITH RECURSIVE', 'WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT * FROM r'),
+  reject(
+    'WITH RECURSIVE',
+    'WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT * FROM r',
+    /Recursive CTEs are not supported/,
+  ),
   run('CTE column subquery', "WITH (SELECT count() FROM events WHERE event = 'SECRET') AS c SELECT c", [[0]]),
 ];
 
@@ -921,7 +925,57 @@ const NESTING_AND_MISC: Case[] = [
   ),
 ];
 
+/** Inputs of the security review that reached a 500: each is now refused by name, or runs. */
+const SIZE_AND_RECURSION: Case[] = [
+  reject(
+    'WITH RECURSIVE naming itself is refused by name',
+    'WITH RECURSIVE t AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT n FROM t',
+    /^Recursive CTEs are not supported: t refers to itself/,
+  ),
+  reject(
+    'two CTEs reading each other',
+    'WITH a AS (SELECT * FROM b), b AS (SELECT * FROM a) SELECT * FROM a',
+    /refers to itself/,
+  ),
+  reject('column CTE naming itself', 'WITH x + 1 AS x SELECT x', /CTE x refers to itself/),
+  safe(
+    'transform over a scalar subquery of many rows',
+    "SELECT transform(event, [(SELECT event FROM events)], ['x'], 'y') FROM events",
+  ),
+  safe(
+    'transform over a scalar subquery of the other team',
+    "SELECT transform(event, [(SELECT event FROM events WHERE team_id = 2)], ['x'], 'y') FROM events",
+  ),
+  run(
+    'transform over one-row scalar subqueries',
+    "SELECT transform('a', [(SELECT 'a')], [(SELECT 'b')], (SELECT 'c'))",
+    [['b']],
+  ),
+  reject(
+    'IN list of 110 000 strings',
+    `SELECT count() FROM events WHERE event IN (${Array.from({ length: 110_000 }, (_, i) => `'e${i}'`).join(',')})`,
+    /^Query is too large/,
+  ),
+  run(
+    'IN list of 10 000 strings',
+    `SELECT count() FROM events WHERE event IN (${Array.from({ length: 10_000 }, (_, i) => `'e${i}'`).join(',')})`,
+    [[0]],
+  ),
+  reject('5000 nested arrays', `SELECT ${'['.repeat(5000)}1${']'.repeat(5000)}`, /nested too deeply/),
+  reject('5000 nested subqueries', deep(5000, 'events'), /nested too deeply/),
+  reject(
+    '5000 nested function calls',
+    `SELECT ${'lower('.repeat(5000)}event${')'.repeat(5000)} FROM events`,
+    /nested too deeply/,
+  ),
+  safe(
+    '6000 chained ANDs (one flat node)',
+    `SELECT 1 FROM events WHERE ${Array(6000).fill('1').join(' AND ')}`,
+  ),
+];
+
 const ADVERSARIAL_CASES: Case[] = [
+  ...SIZE_AND_RECURSION,
   ...TEAM_ID_PREDICATES,
   ...SUBQUERIES,
   ...JOINS,

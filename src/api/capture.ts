@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { decodeBody } from '../capture/body.js';
-import { type DecodeInput, decodeCapture } from '../capture/decode.js';
+import {
+  type DecodeInput,
+  type DecodeOptions,
+  decodeCaptureAsync,
+  decodeJsonBodyAsync,
+} from '../capture/decode.js';
 import { normalizeEvent } from '../capture/normalize.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { CaptureEvent } from '../domain/ingest/rows.js';
 import type { createTeamResolver } from '../domain/ingest/teams.js';
 import { PUBLIC } from '../domain/scopes.js';
+import { createGate, mapInSlices } from '../domain/slices.js';
 import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
 import type { ApiPlugin } from './context.js';
@@ -16,21 +21,33 @@ import { flagsResponse, remoteConfig } from './remote-config.js';
 export interface CaptureOptions {
   pipeline: IngestPipeline;
   resolveTeam: ReturnType<typeof createTeamResolver>;
+  limits: CaptureLimits;
+}
+
+/** Work one request may cost (docs/limits.md); the route's wire limit comes first. */
+export interface CaptureLimits {
+  maxDecodedBytes: number;
+  maxEvents: number;
+  maxDepth: number;
+  maxEventBytes: number;
+  maxRecordingEventBytes: number;
+  /** Requests decoded at once; the others wait their turn (docs/limits.md). */
+  concurrency: number;
 }
 
 const MB = 1024 * 1024;
 /** Per-route body limits (before decompression), as the capture issue sets them. */
-const ROUTES: Array<{ path: string; bodyLimit: number; engage?: boolean }> = [
+const ROUTES: Array<{ path: string; bodyLimit: number; engage?: boolean; recordings?: boolean }> = [
   { path: '/batch/', bodyLimit: 20 * MB },
   { path: '/e/', bodyLimit: 2 * MB },
   { path: '/capture/', bodyLimit: 2 * MB },
   { path: '/track/', bodyLimit: 2 * MB },
   { path: '/i/v0/e/', bodyLimit: 2 * MB },
   { path: '/engage/', bodyLimit: 2 * MB, engage: true },
-  { path: '/s/', bodyLimit: 25 * MB },
+  { path: '/s/', bodyLimit: 25 * MB, recordings: true },
 ];
-/** Decompressed bodies may be this many times the wire limit (JSON compresses ~10x). */
-const DECODED_FACTOR = 10;
+/** `/flags/` bodies: a token, a distinct id and some properties. */
+const FLAGS_BODY_LIMIT = 2 * MB;
 
 const Ok = Type.Object({ status: Type.Integer() });
 const tags = ['capture'];
@@ -44,50 +61,58 @@ const decodeInput = (request: FastifyRequest): DecodeInput => ({
   body: request.body as Buffer | undefined,
 });
 
-function decode(request: FastifyRequest, bodyLimit: number, engage: boolean) {
-  return decodeCapture(decodeInput(request), { maxDecodedBytes: bodyLimit * DECODED_FACTOR, engage });
-}
-
 /**
  * Where the SDKs send data. No personal key: the project token in the payload names the project.
  * A 200 is sent only once the events are written (group commit), so a retry after any other answer
  * is safe: events keep their uuid and the store counts each uuid once.
  */
-export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, resolveTeam }) => {
+export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, resolveTeam, limits }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   installCaptureCors(app);
+  const gate = createGate(limits.concurrency);
 
   for (const route of ROUTES) {
+    const options: DecodeOptions = {
+      maxDecodedBytes: limits.maxDecodedBytes,
+      maxEvents: limits.maxEvents,
+      maxDepth: limits.maxDepth,
+      maxEventBytes: route.recordings ? limits.maxRecordingEventBytes : limits.maxEventBytes,
+      engage: route.engage ?? false,
+    };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const payload = decode(request, route.bodyLimit, route.engage ?? false);
-      const team = await resolveTeam(payload.token);
-      const context = {
-        now: new Date(),
-        sentAt: payload.sentAt,
-        ip: request.ip,
-        anonymizeIps: team.anonymizeIps,
-      };
-      const events: CaptureEvent[] = payload.events.map((raw) => {
-        const e = normalizeEvent(raw, context);
-        return {
-          uuid: e.uuid,
-          event: e.event,
-          distinctId: e.distinctId,
-          properties: e.properties,
-          timestamp: e.timestamp,
+      // Decoding and normalising are the CPU-heavy part; person work and the write come after.
+      const { team, events } = await gate.run(async () => {
+        const payload = await decodeCaptureAsync(decodeInput(request), options);
+        const team = await resolveTeam(payload.token);
+        const context = {
+          now: new Date(),
+          sentAt: payload.sentAt,
+          ip: request.ip,
+          anonymizeIps: team.anonymizeIps,
         };
+        const events: CaptureEvent[] = await mapInSlices(payload.events, (raw) => {
+          const e = normalizeEvent(raw, context);
+          return {
+            uuid: e.uuid,
+            event: e.event,
+            distinctId: e.distinctId,
+            properties: e.properties,
+            timestamp: e.timestamp,
+          };
+        });
+        return { team, events };
       });
       await pipeline.ingest(team, events);
       return reply.code(200).send({ status: 1 });
     };
-    const options = {
+    const routeOptions = {
       bodyLimit: route.bodyLimit,
       config: { scope: PUBLIC },
       schema: { tags, summary: `Capture events (${route.path})`, response: { 200: Ok } },
     };
-    app.post(route.path, options, handler);
-    app.get(route.path, options, handler);
+    app.post(route.path, routeOptions, handler);
+    app.get(route.path, routeOptions, handler);
     app.options(route.path, { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) =>
       reply.code(204).send(),
     );
@@ -96,7 +121,10 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
   const teamFromBody = async (request: FastifyRequest): Promise<TeamRecord> => {
     const input = decodeInput(request);
     const query = input.query;
-    const body = decodeBody(input, 2 * MB * DECODED_FACTOR) as Record<string, unknown> | undefined;
+    const body = (await decodeJsonBodyAsync(input, {
+      maxDecodedBytes: FLAGS_BODY_LIMIT,
+      maxDepth: limits.maxDepth,
+    })) as Record<string, unknown> | undefined;
     const token = body?.token ?? body?.api_key ?? query.token ?? query.api_key;
     return resolveTeam(typeof token === 'string' ? token : undefined);
   };

@@ -26,9 +26,14 @@ export function decompress(bytes: Buffer, codec: Codec, max: number): Buffer {
     if (codec === 'deflate') return inflateSync(bytes, { maxOutputLength: max });
     return brotliDecompressSync(bytes, { maxOutputLength: max });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw decodedTooLarge(max);
-    throw malformed(`failed to decompress data (${codec}): ${(error as Error).message}`);
+    throw decompressError(error, codec, max);
   }
+}
+
+/** zlib's error as the client's: the output cap is a 413, anything else a 400. */
+export function decompressError(error: unknown, codec: Codec, max: number) {
+  if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return decodedTooLarge(max);
+  return malformed(`failed to decompress data (${codec}): ${(error as Error).message}`);
 }
 
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;

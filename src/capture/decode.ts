@@ -1,8 +1,14 @@
-import { decodeBody } from './body.js';
-import { invalidPayload, malformed } from './errors.js';
+import secureJson from 'secure-json-parse';
+import { payloadBytes } from './body.js';
+import { eventTooLarge, invalidPayload, malformed, tooManyEvents } from './errors.js';
 import { distinctIdOf, eventTokenOf, isObject, nonEmptyString } from './fields.js';
+import { type Container, type Span, scanContainer, skipSpace } from './json-scan.js';
+import { runAsync, runSync, type Steps, TICK } from './steps.js';
 import {
   DEFAULT_MAX_DECODED_BYTES,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_EVENT_BYTES,
+  DEFAULT_MAX_EVENTS,
   type DecodedPayload,
   type DecodeInput,
   type DecodeOptions,
@@ -32,27 +38,84 @@ export type { DecodedPayload, DecodeInput, DecodeOptions, RawEvent } from './typ
  * posthog-js always sends one), or has `properties` that are neither an object nor null. Other
  * fields (uuid, timestamp, offset, $set...) are repaired or ignored by `normalizeEvent` instead.
  * An empty batch is a 400 too, as in PostHog's capture.
+ *
+ * Bounded work (docs/limits.md): decoded bytes, events per request, bytes per event and nesting
+ * depth are checked before anything is parsed; the JSON is split into events without parsing it
+ * and each event is parsed on its own, so `decodeCaptureAsync` never holds the event loop for
+ * more than one event.
  */
-export function decodeCapture(input: DecodeInput, options: DecodeOptions = {}): DecodedPayload {
-  const value = decodeBody(input, options.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES);
+export const decodeCapture = (input: DecodeInput, options: DecodeOptions = {}): DecodedPayload =>
+  runSync(decodeSteps(input, options));
+
+export const decodeCaptureAsync = (
+  input: DecodeInput,
+  options: DecodeOptions = {},
+): Promise<DecodedPayload> => runAsync(decodeSteps(input, options));
+
+/** The JSON body of a small request (`/flags/`), with the same limits; any JSON value. */
+export const decodeJsonBodyAsync = (input: DecodeInput, options: DecodeOptions = {}): Promise<unknown> =>
+  runAsync(jsonBodySteps(input, options));
+
+function limitsOf(options: DecodeOptions) {
+  return {
+    maxDecodedBytes: options.maxDecodedBytes ?? DEFAULT_MAX_DECODED_BYTES,
+    maxEvents: options.maxEvents ?? DEFAULT_MAX_EVENTS,
+    maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+  };
+}
+
+function* decodeSteps(input: DecodeInput, options: DecodeOptions): Steps<DecodedPayload> {
+  const limits = limitsOf(options);
+  const bytes = yield* payloadBytes(input, limits.maxDecodedBytes);
+  const root = yield* scanContainer(bytes, 0, {
+    maxDepth: limits.maxDepth,
+    maxElements: limits.maxEvents,
+    tooMany: () => tooManyEvents(limits.maxEvents),
+    splitKey: 'batch',
+  });
+  endOfJson(bytes, root);
 
   let envelope: Record<string, unknown> | undefined;
-  let items: unknown[];
-  if (Array.isArray(value)) {
-    items = value;
-  } else if (isObject(value) && 'batch' in value) {
-    if (!Array.isArray(value.batch)) throw malformed('"batch" must be a list of events');
-    envelope = value;
-    items = value.batch;
-  } else if (isObject(value)) {
-    envelope = value;
-    items = [value];
+  let spans: Span[];
+  if (root.kind === 'array') {
+    spans = root.values;
   } else {
-    throw malformed('expected an event object, a list of events or a batch');
+    const fields = envelopeFields(bytes, root, limits.maxEventBytes);
+    if (fields.batch) {
+      const batch = fields.batch;
+      if (bytes[batch.start] !== 0x5b) throw malformed('"batch" must be a list of events');
+      // Split during the scan, unless the key was spelled with escapes or came twice.
+      const list =
+        root.split?.end === batch.end
+          ? root.split
+          : yield* scanContainer(bytes, batch.start, {
+              maxDepth: Number.POSITIVE_INFINITY,
+              maxElements: limits.maxEvents,
+              tooMany: () => tooManyEvents(limits.maxEvents),
+            });
+      spans = list.values;
+      envelope = fields.values;
+    } else {
+      // One event: the body is the event, and its own fields are the envelope's.
+      spans = [{ start: 0, end: root.end }];
+    }
   }
-  if (items.length === 0) throw invalidPayload('Invalid payload: the batch contains no events.');
+  if (spans.length === 0) throw invalidPayload('Invalid payload: the batch contains no events.');
 
-  const events = items.map((item, index) => checkEvent(item, index, options.engage === true));
+  const single = root.kind === 'object' && envelope === undefined;
+  const events: RawEvent[] = [];
+  for (let index = 0; index < spans.length; index++) {
+    const span = spans[index] as Span;
+    if (span.end - span.start > limits.maxEventBytes) {
+      throw eventTooLarge(single ? undefined : index, limits.maxEventBytes);
+    }
+    const item = parseJson(bytes, span);
+    events.push(checkEvent(item, index, options.engage === true));
+    if (single) envelope = item as Record<string, unknown>;
+    yield TICK;
+  }
+
   const sentAt = envelope?.sent_at;
   return {
     token: tokenOf(envelope, events, input.query),
@@ -65,6 +128,50 @@ export function decodeCapture(input: DecodeInput, options: DecodeOptions = {}): 
     historicalMigration: envelope?.historical_migration === true,
     events,
   };
+}
+
+function* jsonBodySteps(input: DecodeInput, options: DecodeOptions): Steps<unknown> {
+  const limits = limitsOf(options);
+  const bytes = yield* payloadBytes(input, limits.maxDecodedBytes);
+  const root = yield* scanContainer(bytes, 0, { maxDepth: limits.maxDepth });
+  endOfJson(bytes, root);
+  return parseJson(bytes, { start: 0, end: root.end });
+}
+
+function endOfJson(bytes: Buffer, root: Container): void {
+  if (skipSpace(bytes, root.end) < bytes.length) {
+    throw malformed(`invalid JSON (unexpected data after the end, at byte ${root.end})`);
+  }
+}
+
+/**
+ * A root object with a `batch` member is a batch: its other members are parsed (each within the
+ * per-event limit), `batch` is only located, to be split into events. Else it is one event.
+ */
+function envelopeFields(bytes: Buffer, root: Container, maxBytes: number) {
+  const keys = root.keys.map((span) => parseJson(bytes, span) as string);
+  const at = keys.lastIndexOf('batch');
+  if (at < 0) return { values: {}, batch: undefined };
+  const values: Record<string, unknown> = {};
+  keys.forEach((key, i) => {
+    const span = root.values[i] as Span;
+    if (key === 'batch' || key === '__proto__' || key === 'constructor') return;
+    if (span.end - span.start > maxBytes) throw eventTooLarge(undefined, maxBytes);
+    values[key] = parseJson(bytes, span);
+  });
+  return { values, batch: root.values[at] as Span };
+}
+
+/** `__proto__` keys are dropped (not refused: SDK properties are user data, not our objects). */
+function parseJson(bytes: Buffer, span: Span): unknown {
+  try {
+    return secureJson.parse(bytes.toString('utf8', span.start, span.end), undefined, {
+      protoAction: 'remove',
+      constructorAction: 'remove',
+    });
+  } catch (error) {
+    throw malformed(`invalid JSON (${(error as Error).message})`);
+  }
 }
 
 function checkEvent(item: unknown, index: number, engage: boolean): RawEvent {

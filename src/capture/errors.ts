@@ -27,6 +27,26 @@ export const decodedTooLarge = (limit: number) =>
     `Request body is larger than the limit of ${limit} bytes once decompressed.`,
   );
 
+/** PostHog's capture parses with serde_json, which refuses JSON nested deeper than 128 levels. */
+export const tooDeep = (limit: number) => malformed(`JSON is nested too deeply (more than ${limit} levels)`);
+
+export const tooManyEvents = (limit: number) =>
+  new ApiError(
+    413,
+    'invalid_request',
+    'too_many_events',
+    `Request holds more than ${limit} events. Send them in several requests.`,
+  );
+
+/** PostHog's capture answers 413 for an event larger than its Kafka message limit. */
+export const eventTooLarge = (index: number | undefined, limit: number) =>
+  new ApiError(
+    413,
+    'invalid_request',
+    'event_too_large',
+    `${index === undefined ? 'The event' : `Event ${index}`} is larger than the limit of ${limit} bytes.`,
+  );
+
 export const unsupportedEncoding = (encoding: string) =>
   new ApiError(
     415,

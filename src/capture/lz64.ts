@@ -1,4 +1,5 @@
 import { decodedTooLarge, malformed } from './errors.js';
+import { runSync, type Steps, TICK } from './steps.js';
 
 /**
  * lz-string's `compressToBase64` format (old posthog-js, `?compression=lz64`), decoded with a cap
@@ -10,7 +11,11 @@ import { decodedTooLarge, malformed } from './errors.js';
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=';
 const DIGIT = new Map([...ALPHABET].map((char, index) => [char.charCodeAt(0), index]));
 
-export function lz64Decompress(input: string, maxChars: number): string {
+export const lz64Decompress = (input: string, maxChars: number): string =>
+  runSync(lz64Steps(input, maxChars));
+
+/** Pauses (a `tick`) every few thousand codes: the output may be megabytes. */
+export function* lz64Steps(input: string, maxChars: number): Steps<string> {
   const text = input.replace(/ /g, '+');
   const digits = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) {
@@ -50,7 +55,8 @@ export function lz64Decompress(input: string, maxChars: number): string {
   const out = [w];
   let length = w.length;
 
-  for (;;) {
+  for (let codes = 1; ; codes++) {
+    if ((codes & 0xfff) === 0) yield TICK;
     if (next > digits.length) throw truncated();
     let code = read(width);
     if (code === 2) return out.join('');

@@ -44,8 +44,14 @@ export interface DecodeInput {
 }
 
 export interface DecodeOptions {
-  /** Largest body after decompression/decoding, in bytes (UTF-16 units for lz64). Default 20 MiB. */
+  /** Largest body after decompression/decoding, in bytes (UTF-16 units for lz64). Default 25 MiB. */
   maxDecodedBytes?: number;
+  /** Most events one request may hold (413 past it). Default 10 000. */
+  maxEvents?: number;
+  /** Largest single event, as JSON bytes (413 past it). Default 1 MiB. */
+  maxEventBytes?: number;
+  /** Deepest JSON nesting of the whole payload (400 past it). Default 128, as PostHog's capture. */
+  maxDepth?: number;
   /**
    * The request came to `/engage/` (old posthog-js people calls, `{$set, $token, $distinct_id}`
    * without an event name): events without a name become `$identify`, as PostHog's capture does.
@@ -53,4 +59,14 @@ export interface DecodeOptions {
   engage?: boolean;
 }
 
-export const DEFAULT_MAX_DECODED_BYTES = 20 * 1024 * 1024;
+const MiB = 1024 * 1024;
+
+/**
+ * The defaults of `DecodeOptions` (docs/limits.md says why each): PostHog's capture decompresses
+ * up to 100 MB per events request and takes events up to its Kafka message limit (1 MB); it
+ * parses with serde_json, whose recursion limit refuses JSON deeper than 128 levels.
+ */
+export const DEFAULT_MAX_DECODED_BYTES = 25 * MiB;
+export const DEFAULT_MAX_EVENTS = 10_000;
+export const DEFAULT_MAX_EVENT_BYTES = MiB;
+export const DEFAULT_MAX_DEPTH = 128;

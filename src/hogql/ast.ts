@@ -257,6 +257,8 @@ export interface CTE extends Base {
   columns?: string[] | null;
   materialized?: boolean | null;
   using_key?: string[] | null;
+  /** `WITH RECURSIVE`: parsed, but the resolver refuses a CTE that names itself. */
+  recursive?: boolean;
 }
 
 export interface SelectQuery extends Base {

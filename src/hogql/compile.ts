@@ -8,6 +8,7 @@ import { PrintContext, type PrintOptions } from './printer/context.js';
 import { printHogQL, printSelectHogQL } from './printer/hogql.js';
 import { resolveAny } from './resolver/select.js';
 import {
+  MAX_QUERY_SIZE,
   printSettings,
   printTeamTableFilters,
   type QueryLimits,
@@ -63,7 +64,22 @@ function compile(input: string | AnySelect, options: CompileOptions): CompiledQu
   const settings = printSettings(querySettings(options.limits ?? SYNC_LIMITS));
   const filters = ctx.tables.size ? `, ${printTeamTableFilters(options.teamId, ctx.tables)}` : '';
   const sql = `${body} SETTINGS ${settings}${filters}`;
+  checkQuerySize(sql);
   return { sql, params: ctx.params, hogql, columns: columnNames(ast), hadLimit };
+}
+
+/**
+ * The engine parses at most `max_query_size` bytes of SQL (PostHog's client value, 1 MiB); every
+ * string of the query is a parameter placeholder in that text, so a list of 100 000 strings
+ * compiles to more. Refused here, naming the problem, rather than as the engine's syntax error.
+ */
+function checkQuerySize(sql: string): void {
+  const bytes = Buffer.byteLength(sql);
+  if (bytes > MAX_QUERY_SIZE) {
+    throw new HogQLQueryError(
+      `Query is too large: it compiles to ${bytes} bytes of SQL, more than the limit of ${MAX_QUERY_SIZE}. Use fewer values (for example a shorter IN list, or a subquery).`,
+    );
+  }
 }
 
 function columnNames(q: AnySelect): string[] {

@@ -46,6 +46,10 @@ const USER_ERRORS = new Set([
   'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
   'CANNOT_ALLOCATE_MEMORY',
   'TOO_LARGE_STRING_SIZE',
+  // A scalar subquery of the user's that returned several rows, or a NULL where it cannot go
+  // (`transform(x, [(SELECT …)], …)` over an empty or multi-row result).
+  'INCORRECT_RESULT_OF_SCALAR_SUBQUERY',
+  'CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN',
 ]);
 
 export interface EngineErrorInfo {

@@ -19,6 +19,9 @@ export const SYNC_LIMITS: QueryLimits = {
   maxResultRows: 1_000_000,
 };
 
+/** Bytes of SQL the engine parses; compile.ts refuses larger queries before they are sent. */
+export const MAX_QUERY_SIZE = 1_048_576;
+
 export const ASYNC_LIMITS: QueryLimits = { ...SYNC_LIMITS, maxExecutionTime: 600 };
 
 export function querySettings(limits: QueryLimits): Record<string, number | string> {
@@ -41,7 +44,7 @@ export function querySettings(limits: QueryLimits): Record<string, number | stri
     // its errors ("Cannot parse 'SECRET'", division by zero) tell about other teams' data.
     optimize_move_to_prewhere: 0,
     // PostHog's client value; every string is its own parameter, so long IN lists need it.
-    max_query_size: 1_048_576,
+    max_query_size: MAX_QUERY_SIZE,
   };
 }
 

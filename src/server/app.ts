@@ -119,6 +119,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   // Runs after in-flight requests finished: whatever they queued is written before stores close.
   app.addHook('onClose', async () => pipeline.close());
-  await app.register(captureRoutes, { ...api, pipeline, resolveTeam: createTeamResolver(deps.meta, 60_000) });
+  await app.register(captureRoutes, {
+    ...api,
+    pipeline,
+    resolveTeam: createTeamResolver(deps.meta, 60_000),
+    limits: {
+      maxDecodedBytes: config.captureMaxDecodedBytes,
+      maxEvents: config.captureMaxEvents,
+      maxDepth: config.captureMaxJsonDepth,
+      maxEventBytes: config.captureMaxEventBytes,
+      maxRecordingEventBytes: config.captureMaxRecordingEventBytes,
+      concurrency: config.captureConcurrency,
+    },
+  });
   return app;
 }

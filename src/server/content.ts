@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../domain/errors.js';
+import { jsonDepthExceeds, MAX_API_JSON_DEPTH } from '../domain/json-depth.js';
 
 const parseError = (detail: string) =>
   new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${detail}`);
@@ -10,7 +11,8 @@ const JSON_TYPE = /^application\/([^;\s]+\+)?json(;|$)/;
 
 /**
  * The API speaks JSON only: any other content type is a 415. An empty body is no body (DRF treats
- * it as `{}`), and `__proto__`/`constructor.prototype` keys are refused rather than trusted. Fastify
+ * it as `{}`), `__proto__`/`constructor.prototype` keys are refused rather than trusted, and so
+ * is nesting deeper than `MAX_API_JSON_DEPTH` (what reads the body afterwards recurses). Fastify
  * matches the pattern against the type with its parameters (`application/json; charset="utf-8"`).
  */
 export function installJsonOnly(app: FastifyInstance): void {
@@ -18,6 +20,9 @@ export function installJsonOnly(app: FastifyInstance): void {
   app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDepthExceeds(text, MAX_API_JSON_DEPTH)) {
+      return done(parseError(`nested too deeply (more than ${MAX_API_JSON_DEPTH} levels)`), undefined);
+    }
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {

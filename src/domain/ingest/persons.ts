@@ -13,6 +13,7 @@ import {
   updatePerson,
 } from '../../store/meta/persons.js';
 import { newUuid } from '../ids.js';
+import { slicer } from '../slices.js';
 import { PersonCache } from './person-cache.js';
 import { applyPersonUpdates, mergeProperties } from './person-updates.js';
 import { personWrites } from './person-writes.js';
@@ -91,7 +92,13 @@ export async function processPersons(
   }
   await processor.prefetch(ids);
   const out: PersonEnrichment[] = [];
-  for (const e of events) out.push(await processor.process(e));
+  // With SQLite every statement settles at once (microtasks only): without pauses a request of
+  // thousands of events would hold the event loop from its first person to its last.
+  const pause = slicer();
+  for (const e of events) {
+    out.push(await processor.process(e));
+    await pause();
+  }
   await processor.writes.flush();
   return out;
 }

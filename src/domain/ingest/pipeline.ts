@@ -2,6 +2,7 @@ import type { EventsStore } from '../../store/events/store.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
+import { joinInSlices } from '../slices.js';
 import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { PersonCache } from './person-cache.js';
@@ -67,15 +68,18 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         const recordings = events.filter(isSnapshot);
         const plain = events.filter((e) => !isSnapshot(e));
         const cached = enrichFromCache(cache, team.id, plain);
+        // Encoded in slices: a request of thousands of events must not hold the event loop.
         if (cached) {
-          const rows = plain.map((e, i) => eventLine(team.id, e, cached[i] as PersonEnrichment, now));
-          return writeSet(rows, changes, replayRows(team.id, recordings));
+          const rows = await joinInSlices(plain, (e, i) =>
+            eventLine(team.id, e, cached[i] as PersonEnrichment, now),
+          );
+          return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
         }
         const rows = await deps.meta.transaction().execute(async (trx) => {
           const persons = await processPersons(trx, team.id, changes, cache, plain);
-          return plain.map((e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now));
+          return joinInSlices(plain, (e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now));
         });
-        return writeSet(rows, changes, replayRows(team.id, recordings));
+        return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
       } catch (error) {
         // The transaction rolled back: nothing this request read or wrote may stay cached.
         cache.forget(team.id, changes.seen);

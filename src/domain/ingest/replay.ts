@@ -1,5 +1,6 @@
 import { formatTimestamp } from '../../store/events/insert.js';
 import type { ReplayEventRow, SnapshotRow } from '../../store/events/rows.js';
+import { slicer } from '../slices.js';
 import type { CaptureEvent } from './rows.js';
 
 // rrweb's numbering: event types, incremental sources and mouse interactions.
@@ -95,12 +96,17 @@ function summarise(
 
 export const isSnapshot = (e: CaptureEvent) => e.event === '$snapshot' || e.event === '$snapshot_items';
 
-/** Recording rows for the `$snapshot` events of one request (events without a session are dropped). */
-export function replayRows(teamId: number, events: CaptureEvent[]) {
+/**
+ * Recording rows for the `$snapshot` events of one request (events without a session are dropped),
+ * pausing between events: each may hold megabytes of rrweb data to re-encode.
+ */
+export async function replayRows(teamId: number, events: CaptureEvent[]) {
   const snapshots: SnapshotRow[] = [];
   const summaries: ReplayEventRow[] = [];
+  const pause = slicer();
   for (const e of events) {
     const rows = summarise(teamId, e);
+    await pause();
     if (!rows) continue;
     snapshots.push(rows.snapshot);
     summaries.push(rows.summary);

@@ -96,14 +96,16 @@ export interface WriteSet {
   snapshots: SnapshotRow[];
 }
 
+/** `events`: the request's `eventLine`s, already one Buffer (`joinInSlices`). */
 export function writeSet(
-  lines: string[],
+  events: Buffer,
+  eventCount: number,
   changes: PersonChanges,
   replay: { summaries: ReplayEventRow[]; snapshots: SnapshotRow[] },
 ): WriteSet {
   return {
-    events: Buffer.from(lines.join('')),
-    eventCount: lines.length,
+    events,
+    eventCount,
     replay: replay.summaries,
     snapshots: replay.snapshots,
     person: [...changes.persons.values()].map(personRow),

@@ -3,6 +3,7 @@ import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
 import { validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { jsonDepthExceeds, MAX_API_JSON_DEPTH } from '../json-depth.js';
 import { resolveDate } from './dates.js';
 import { resolveFilterActions } from './filter-actions.js';
 import type { FilterNode, RecordingQuery } from './filter-types.js';
@@ -69,6 +70,9 @@ export function queryFromParams(params: Record<string, unknown>): RecordingQuery
   for (const [key, value] of Object.entries(params)) {
     if (key === 'limit' || key === 'offset' || key === 'personal_api_key' || typeof value !== 'string')
       continue;
+    if (jsonDepthExceeds(value, MAX_API_JSON_DEPTH)) {
+      throw validationError(`Nested too deeply (more than ${MAX_API_JSON_DEPTH} levels).`, key);
+    }
     try {
       decoded[key] = JSON.parse(value);
     } catch {

@@ -3,7 +3,7 @@ import { HogQLQueryError } from '../errors.js';
 import type { ColumnType, PropertyType } from '../types.js';
 import { checkPropertyChain, propertyOf, resolveInSource, unresolved, withMaterialized } from './fields.js';
 import { infoOf } from './info.js';
-import { countCteCopy, type Scope, type TableSource } from './scope.js';
+import { countCteCopy, expandCte, type Scope, type TableSource } from './scope.js';
 
 export interface SubqueryResolver {
   resolveSubquery(q: Expr & { node: 'SelectQuery' | 'SelectSetQuery' }, scope: Scope): void;
@@ -181,7 +181,7 @@ function resolveField(
   const cte = scope.ctes.get(head);
   if (cte && cte.cte_type === 'column') {
     countCteCopy(head);
-    const expr = r.resolveExpr(cloneAst(cte.expr), scope);
+    const expr = expandCte(head, cte, () => r.resolveExpr(cloneAst(cte.expr), scope));
     node.type = { kind: 'expression', expr, ...infoOf(expr) };
     return;
   }

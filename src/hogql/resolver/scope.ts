@@ -61,9 +61,34 @@ export function newScope(ctes: Map<string, CTE>, depth: number): Scope {
 export const MAX_CTE_COPIES = 500;
 let cteCopies = 0;
 
+/** CTEs whose body is being resolved: naming one of them again is a cycle, not more nesting. */
+const expanding = new Set<CTE>();
+
 /** Starts the count for one top-level query (resolution is synchronous). */
 export function resetCteCopies(): void {
   cteCopies = 0;
+  expanding.clear();
+}
+
+/**
+ * Resolves a CTE's copy with the CTE marked as in progress. A CTE that names itself (`WITH
+ * RECURSIVE`, or a plain CTE named like the table it reads) would otherwise be copied into itself
+ * until the depth limit, and be refused as "nested too deeply", which names nothing.
+ */
+export function expandCte<T>(name: string, cte: CTE, resolve: () => T): T {
+  if (expanding.has(cte)) {
+    throw new HogQLQueryError(
+      cte.recursive
+        ? `Recursive CTEs are not supported: ${name} refers to itself`
+        : `CTE ${name} refers to itself (recursive CTEs are not supported)`,
+    );
+  }
+  expanding.add(cte);
+  try {
+    return resolve();
+  } finally {
+    expanding.delete(cte);
+  }
 }
 
 export function countCteCopy(name: string): void {

@@ -17,7 +17,7 @@ import type { ValueInfo } from '../types.js';
 import { resolveExpr, type SubqueryResolver } from './expressions.js';
 import { resolveInSource } from './fields.js';
 import { infoOf } from './info.js';
-import { countCteCopy, newScope, resetCteCopies, type Scope, type TableSource } from './scope.js';
+import { countCteCopy, expandCte, newScope, resetCteCopies, type Scope, type TableSource } from './scope.js';
 
 /** Deeper nesting than this is refused rather than risking the stack. */
 export const MAX_DEPTH = 48;
@@ -122,7 +122,7 @@ function registerTable(j: JoinExpr, table: Field, scope: Scope): TableSource {
       throw new HogQLQueryError(`CTE ${name} is not a query`);
     j.table = body;
     j.alias = j.alias ?? name;
-    const columns = resolveAny(body, scope.ctes, scope.depth + 1);
+    const columns = expandCte(name, cte, () => resolveAny(body, scope.ctes, scope.depth + 1));
     return { alias: j.alias, columns, requested: new Set(), join: j, fromClause: true };
   }
   const def = table.chain.length === 1 ? findTable(name) : undefined;

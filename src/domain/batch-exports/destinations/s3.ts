@@ -49,6 +49,29 @@ function validate(config: Record<string, unknown>) {
 }
 
 /**
+ * The host of `endpoint_url`, or a 400: `new URL` throws on text that is no URL (`http://::1:9000`,
+ * an IPv6 address without brackets), which reached the client as a 500.
+ */
+function endpointHost(endpoint: string): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw validationError(
+      `Invalid endpoint_url "${endpoint.slice(0, 200)}": not a URL (IPv6 addresses go in brackets: http://[::1]:9000).`,
+      'destination',
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw validationError(
+      `Invalid endpoint_url: the scheme must be http or https, not ${url.protocol.replace(':', '')}.`,
+      'destination',
+    );
+  }
+  return url.hostname;
+}
+
+/**
  * Objects are named `{prefix}/{start}-{end}{ext}` (`-{n}` from the second file on when
  * `max_file_size_mb` splits a run), so a retried run overwrites what the failed attempt wrote.
  */
@@ -58,7 +81,7 @@ export function s3Destination(policy: NetworkPolicy, rowGroupRows: number): Dest
     async validate(config) {
       const checked = validate(config);
       if (typeof checked.endpoint_url === 'string')
-        await validateHost(policy, new URL(checked.endpoint_url).hostname);
+        await validateHost(policy, endpointHost(checked.endpoint_url));
       return checked;
     },
     steps: s3Steps(policy),
