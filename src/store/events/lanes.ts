@@ -48,12 +48,15 @@ export class Lane<S> {
   async run<T>(key: LaneKey, statement: (session: S) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const release = await this.queue.acquire(key, signal);
     const session = this.free.pop()!;
+    let failed = true;
     try {
-      return await statement(session);
-    } catch (error) {
-      await this.drain(session).catch(() => {});
-      throw error;
+      const value = await statement(session);
+      failed = false;
+      return value;
     } finally {
+      // A killed statement can also settle as a success with part of its rows, the rest still
+      // queued on the session: drained as a failure is.
+      if (failed || signal?.aborted) await this.drain(session).catch(() => {});
       this.free.push(session);
       release();
     }

@@ -335,11 +335,15 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
   };
   const drain = async ({ client }: Session) => {
     if (backend !== 'chdb') return;
-    // Whatever a failed statement left on the session comes out here, not in someone's result.
-    await client
-      .query({ query: 'SELECT 1', format: 'JSONEachRow' })
-      .then((r) => r.json())
-      .catch(() => {});
+    // Whatever a failed statement left on the session comes out here, not in someone's result:
+    // read until the session answers exactly this statement.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const text = await client
+        .query({ query: 'SELECT 1 AS burrow_drain', format: 'JSONEachRow' })
+        .then((r) => r.text())
+        .catch(() => '');
+      if (text.trim() === '{"burrow_drain":1}') return;
+    }
   };
   const sessions = (n: number) => Array.from({ length: n }, session);
   const lanes: Record<LaneName, Lane<Session>> = {
