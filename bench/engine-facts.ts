@@ -3,7 +3,8 @@
  *  1. separate sessions on one path run statements in parallel;
  *  2. one session runs one statement at a time;
  *  3. the package serialises parameterised calls process-wide (and `SET param_*` avoids it);
- *  4. a failed statement's rows can reach the next statement on the same session.
+ *  4. a failed statement's rows can reach the next statement on the same session;
+ *  5. `os_thread_priority` (nice) on long statements keeps inserts on another session fast.
  * Run: `UV_THREADPOOL_SIZE=16 npx tsx bench/engine-facts.ts` (prints one JSON line per fact).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -98,6 +99,33 @@ async function main() {
       leaks.afterDrain++;
   }
   console.log(JSON.stringify({ fact: 'failed statement rows reach the next statement', tries, ...leaks }));
+
+  // 5. Inserts on a free session while two long statements run, with the long ones niced or not.
+  await c.queryAsync('CREATE TABLE IF NOT EXISTS ins (k UInt64, v String) ENGINE = MergeTree ORDER BY k');
+  const body = Buffer.from(
+    Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ k: i, v: `value-${i}` })).join('\n'),
+  );
+  const insertMs = async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      times.push(await timed(() => c.insert({ table: 'ins', values: body, format: 'JSONEachRow' })));
+    }
+    return times.sort((x, y) => x - y)[5];
+  };
+  const idleInsert = await insertMs();
+  const LONG = 'SELECT sum(cityHash64(number)) FROM numbers(100000000000)';
+  const result: Record<string, number | undefined> = { idleInsert };
+  for (const nice of [0, 19]) {
+    const stop = new AbortController();
+    const long = [a, b].map((s) =>
+      s.queryAsync(`SET os_thread_priority = ${nice}, max_execution_time = 8; ${LONG}`).catch(() => {}),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    result[`insertBesideLong_nice${nice}`] = await insertMs();
+    stop.abort();
+    await Promise.all(long);
+  }
+  console.log(JSON.stringify({ fact: 'median 20k-row insert (ms) beside two long statements', ...result }));
 }
 
 main()

@@ -130,6 +130,8 @@ function wrap(
   limits: EngineLimits,
   control: EngineControl,
   closeSessions: () => Promise<void>,
+  /** Liveness through the control session: a health check never queues behind queries. */
+  ping: () => Promise<void>,
 ): EventsStore {
   const chdb = backend === 'chdb';
   // Every statement gets an equal part of the engine's memory: one session runs one statement at
@@ -269,10 +271,7 @@ function wrap(
     insertEncoded,
     cancel: (marker) => control.cancel(marker),
     running: (marker) => control.running(marker),
-    async ping() {
-      const result = await lanes.query.run(0, ({ client }) => client.ping());
-      if (!result.success) throw result.error;
-    },
+    ping,
     async close() {
       await Promise.allSettled([control.close(), closeSessions()]);
     },
@@ -360,7 +359,11 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
   const closeAll = async () => {
     await Promise.allSettled([...clients.map((c) => c.close()), server?.close()]);
   };
-  const store = wrap(backend, options.database, lanes, limits, control, closeAll);
+  const ping = async () => {
+    const result = await controlClient.ping();
+    if (!result.success) throw result.error;
+  };
+  const store = wrap(backend, options.database, lanes, limits, control, closeAll, ping);
   try {
     await store.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}`);
     await migrateEvents(store);
