@@ -149,7 +149,10 @@ async function main() {
     const heavy = [0, 1, 2, 3].map((i) => `isolation-heavy-${i}`);
     for (const [i, id] of heavy.entries()) {
       await api('POST', `/api/environments/${projectB}/query/`, {
-        query: { kind: 'HogQLQuery', query: `SELECT sum(cityHash64(number)) + ${i} FROM numbers(1000000000000)` },
+        query: {
+          kind: 'HogQLQuery',
+          query: `SELECT sum(cityHash64(number)) + ${i} FROM numbers(1000000000000)`,
+        },
         refresh: 'force_async',
         client_query_id: id,
       });
