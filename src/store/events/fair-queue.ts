@@ -11,16 +11,20 @@ interface Waiter {
 
 /**
  * Slots handed out fairly: at most `capacity` at once, at most `share` per key, and among keys with
- * someone waiting, round-robin (a key that just got a slot goes to the back of the line), so a
- * project with a hundred queued queries delays another project's first query by at most one slot
- * turnover. Within a key, first come first served. Everything is synchronous bookkeeping; the
- * caller holds a slot from `acquire` until it calls the release function it got.
+ * someone waiting, the one served least recently goes first (round-robin; a key not served lately
+ * goes before one that just was), so a project with a hundred queued queries delays another
+ * project's first query by at most one slot turnover. Within a key, first come first served.
+ * Everything is synchronous bookkeeping; the caller holds a slot from `acquire` until it calls the
+ * release function it got.
  */
 export class FairQueue<K> {
   private holders = 0;
   private readonly held = new Map<K, number>();
-  /** Keys with waiters, in round-robin order (a Map iterates in insertion order). */
+  /** Keys with waiters, in arrival order (ties between keys never served). */
   private readonly waiting = new Map<K, Waiter[]>();
+  /** When each key holding or waiting was last given a slot (a grant counter). */
+  private readonly lastServed = new Map<K, number>();
+  private grants = 0;
 
   constructor(private readonly limits: FairQueueLimits) {
     if (!(limits.capacity >= 1) || !(limits.share >= 1)) throw new Error('capacity and share must be >= 1');
@@ -46,7 +50,10 @@ export class FairQueue<K> {
         const at = line?.indexOf(waiter) ?? -1;
         if (!line || at < 0) return; // already granted: the holder sees the signal itself
         line.splice(at, 1);
-        if (line.length === 0) this.waiting.delete(key);
+        if (line.length === 0) {
+          this.waiting.delete(key);
+          if (!this.held.has(key)) this.lastServed.delete(key);
+        }
         reject(abortReason(signal!));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -71,27 +78,33 @@ export class FairQueue<K> {
   private release(key: K) {
     this.holders--;
     const left = (this.held.get(key) ?? 1) - 1;
-    if (left <= 0) this.held.delete(key);
-    else this.held.set(key, left);
+    if (left <= 0) {
+      this.held.delete(key);
+      if (!this.waiting.has(key)) this.lastServed.delete(key);
+    } else this.held.set(key, left);
     this.pump();
   }
 
   private pump() {
     while (this.holders < this.limits.capacity) {
-      let granted = false;
-      for (const [key, line] of this.waiting) {
+      let next: K | undefined;
+      let nextServed = Number.POSITIVE_INFINITY;
+      for (const key of this.waiting.keys()) {
         if ((this.held.get(key) ?? 0) >= this.limits.share) continue;
-        const waiter = line.shift()!;
-        // To the back of the round: delete and re-insert if more wait.
-        this.waiting.delete(key);
-        if (line.length > 0) this.waiting.set(key, line);
-        this.holders++;
-        this.held.set(key, (this.held.get(key) ?? 0) + 1);
-        waiter.grant();
-        granted = true;
-        break;
+        const served = this.lastServed.get(key) ?? -1;
+        if (served < nextServed) {
+          next = key;
+          nextServed = served;
+        }
       }
-      if (!granted) return;
+      if (next === undefined) return;
+      const line = this.waiting.get(next)!;
+      const waiter = line.shift()!;
+      if (line.length === 0) this.waiting.delete(next);
+      this.holders++;
+      this.held.set(next, (this.held.get(next) ?? 0) + 1);
+      this.lastServed.set(next, this.grants++);
+      waiter.grant();
     }
   }
 }
