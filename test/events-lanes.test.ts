@@ -117,6 +117,19 @@ describe('lanes never wait for each other', () => {
     await Promise.all(heavy);
   }, 60_000);
 
+  it('a long batch export statement takes no query session and holds no insert', async () => {
+    const exporting = [1, 2].map(() => store.query(SLOW, { lane: 'export', teamId: 5 }));
+    await new Promise((r) => setTimeout(r, 100));
+    // Both query sessions are free for two projects at once, and the insert goes straight in.
+    const reads = await elapsed(
+      Promise.all([6, 7].map((teamId) => store.query('SELECT 1 AS one', { teamId }))),
+    );
+    const insert = await elapsed(store.insert('t', [{ team_id: 6, v: 'y' }]));
+    expect(reads.ms).toBeLessThan(1500);
+    expect(insert.ms).toBeLessThan(1500);
+    await Promise.all(exporting);
+  }, 60_000);
+
   it('projects waiting for the query lane are served in turn', async () => {
     const order: string[] = [];
     const tag = (name: string) => (rows: unknown) => {
