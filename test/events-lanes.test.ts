@@ -64,7 +64,7 @@ describe('no row of a failed or cancelled statement reaches another statement', 
     },
   );
 
-  it.each(['query', 'export'] as const)(
+  it.each(['query', 'export', 'write'] as const)(
     'on the %s lane, after a killed statement',
     async (lane) => {
       const n = SESSIONS[lane];

@@ -25,7 +25,7 @@ export type LaneKey = number;
  * `drain` has run on it: on chDB the rows a failed or killed statement had produced come out of
  * the next statement on the same session (bench/engine-facts.ts), whatever project it runs for.
  */
-export class Lane<S> {
+export class Lane<S extends object> {
   private readonly free: S[];
   private readonly queue: FairQueue<LaneKey>;
 
@@ -33,7 +33,8 @@ export class Lane<S> {
     readonly name: LaneName,
     sessions: readonly S[],
     share: number,
-    private readonly drain: (session: S) => Promise<void>,
+    /** Empties a session after a failure; resolves with the session to reuse (itself or a new one). */
+    private readonly drain: (session: S) => Promise<S>,
   ) {
     if (sessions.length === 0) throw new Error(`lane ${name} has no session`);
     this.free = [...sessions];
@@ -47,7 +48,7 @@ export class Lane<S> {
    */
   async run<T>(key: LaneKey, statement: (session: S) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const release = await this.queue.acquire(key, signal);
-    const session = this.free.pop()!;
+    let session: S = this.free.pop()!;
     let failed = true;
     try {
       const value = await statement(session);
@@ -56,7 +57,7 @@ export class Lane<S> {
     } finally {
       // A killed statement can also settle as a success with part of its rows, the rest still
       // queued on the session: drained as a failure is.
-      if (failed || signal?.aborted) await this.drain(session).catch(() => {});
+      if (failed || signal?.aborted) session = await this.drain(session);
       this.free.push(session);
       release();
     }

@@ -332,17 +332,21 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
     clients.push(client);
     return { client, rawInsert: connection.chdb.rawInsert };
   };
-  const drain = async ({ client }: Session) => {
-    if (backend !== 'chdb') return;
+  const drain = async (used: Session): Promise<Session> => {
+    if (backend !== 'chdb') return used;
     // Whatever a failed statement left on the session comes out here, not in someone's result:
     // read until the session answers exactly this statement.
     for (let attempt = 0; attempt < 10; attempt++) {
-      const text = await client
+      const text = await used.client
         .query({ query: 'SELECT 1 AS burrow_drain', format: 'JSONEachRow' })
         .then((r) => r.text())
         .catch(() => '');
-      if (text.trim() === '{"burrow_drain":1}') return;
+      if (text.trim() === '{"burrow_drain":1}') return used;
     }
+    // Still not clean: the session is closed and replaced rather than handed to anyone.
+    clients.splice(clients.indexOf(used.client), 1);
+    await used.client.close().catch(() => {});
+    return session();
   };
   const sessions = (n: number) => Array.from({ length: n }, session);
   const lanes: Record<LaneName, Lane<Session>> = {
