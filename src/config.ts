@@ -35,6 +35,12 @@ export interface Config {
   queryConcurrency: number;
   /** Queries one project may have queued or running on this node (more is a 429). */
   queryTeamConcurrency: number;
+  /** Queries one project may have running at once on this node (below queryConcurrency). */
+  queryTeamShare: number;
+  /** Engine statements batch exports may run at once on this node (their own lane). */
+  exportQueryConcurrency: number;
+  /** Engine memory for all statements of this node together, in bytes. */
+  engineMemoryLimit: number;
   /** In-memory query cache budget, in bytes (also the budget of in-memory query statuses). */
   queryCacheMaxBytes: number;
   playlistCountIntervalMs: number;
@@ -201,6 +207,9 @@ export function loadConfig(env: Env = process.env): Config {
     captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', 2, 1, 64),
     queryConcurrency: int(env, 'QUERY_CONCURRENCY', 4, 1, 1024),
     queryTeamConcurrency: int(env, 'QUERY_TEAM_CONCURRENCY', 8, 1, 100_000),
+    queryTeamShare: int(env, 'QUERY_TEAM_SHARE', 2, 1, 1024),
+    exportQueryConcurrency: int(env, 'BATCH_EXPORTS_QUERY_CONCURRENCY', 1, 1, 64),
+    engineMemoryLimit: int(env, 'ENGINE_MEMORY_LIMIT', 12 * 2 ** 30, 256 * 2 ** 20, 2 ** 50),
     queryCacheMaxBytes: int(env, 'QUERY_CACHE_MAX_BYTES', 128 * 2 ** 20, 2 ** 20, 64 * 2 ** 30),
     playlistCountIntervalMs: int(env, 'PLAYLIST_COUNT_INTERVAL_MS', 60_000, 0, 86_400_000),
     playlistCountMaxAgeMs: int(env, 'PLAYLIST_COUNT_MAX_AGE_MS', 1_800_000, 0, 604_800_000),

@@ -1,3 +1,4 @@
+import './threadpool.js';
 import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './server/app.js';
 import { createLogger } from './server/logger.js';

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -66,5 +67,48 @@ describe('configuration', () => {
       logLevel: 'debug',
       adminEmail: 'ops@example.com',
     });
+  });
+
+  it('reads the isolation limits (docs/isolation.md) with defaults for a 24 GiB, 2-core machine', () => {
+    expect(loadConfig({})).toMatchObject({
+      queryConcurrency: 4,
+      queryTeamShare: 2,
+      queryTeamConcurrency: 8,
+      exportQueryConcurrency: 1,
+      engineMemoryLimit: 12 * 2 ** 30,
+    });
+    expect(
+      loadConfig({
+        QUERY_TEAM_SHARE: '3',
+        BATCH_EXPORTS_QUERY_CONCURRENCY: '2',
+        ENGINE_MEMORY_LIMIT: String(4 * 2 ** 30),
+      }),
+    ).toMatchObject({ queryTeamShare: 3, exportQueryConcurrency: 2, engineMemoryLimit: 4 * 2 ** 30 });
+    for (const env of [
+      { QUERY_TEAM_SHARE: '0' },
+      { ENGINE_MEMORY_LIMIT: '1000' },
+      { BATCH_EXPORTS_QUERY_CONCURRENCY: 'x' },
+    ]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+    }
+  });
+
+  it('documents every isolation variable in the configuration table and docs/isolation.md', () => {
+    // The table is in the README, or in docs/configuration.md once the README is cut down.
+    const readme = ['README.md', 'docs/configuration.md']
+      .filter((f) => existsSync(resolve(f)))
+      .map((f) => readFileSync(resolve(f), 'utf8'))
+      .join('\n');
+    const page = readFileSync(resolve('docs/isolation.md'), 'utf8');
+    for (const name of [
+      'QUERY_CONCURRENCY',
+      'QUERY_TEAM_SHARE',
+      'QUERY_TEAM_CONCURRENCY',
+      'BATCH_EXPORTS_QUERY_CONCURRENCY',
+      'ENGINE_MEMORY_LIMIT',
+    ]) {
+      expect(readme).toContain(`| \`${name}\``);
+      expect(page).toContain(`| \`${name}\``);
+    }
   });
 });

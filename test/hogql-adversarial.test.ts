@@ -619,7 +619,7 @@ const TABLE_FUNCTIONS: Case[] = [
   safe('numbers of a string', "SELECT count() FROM numbers('x')"),
   // numbers(1e12) is allowed; max_execution_time bounds it (a 1 s limit here).
   safe('numbers(1e12) under a time limit', 'SELECT sum(number) FROM numbers(1e12)', {
-    limits: { maxExecutionTime: 1, maxMemoryUsage: 1e9, maxResultRows: 1000 },
+    limits: { maxExecutionTime: 1, maxResultRows: 1000 },
   }),
   reject('system.numbers', 'SELECT * FROM system.numbers LIMIT 1'),
 ];

@@ -107,6 +107,62 @@ describe('query executor', () => {
     expect(await executor.submit(1, async () => 'next')).toBe('next');
   });
 
+  it('one team holds at most its share; waiting teams are served in turn, not first come', async () => {
+    // The old executor (one FIFO line) ran team 1's backlog before team 2's only query.
+    const executor = new QueryExecutor({ concurrency: 3, perTeam: 100, share: 2 });
+    const gates = new Map<string, ReturnType<typeof deferred<void>>>();
+    const started: string[] = [];
+    const task = (name: string) => async () => {
+      started.push(name);
+      const gate = deferred();
+      gates.set(name, gate);
+      await gate.promise;
+      return name;
+    };
+    const all = [
+      ...['a1', 'a2', 'a3', 'a4', 'a5'].map((n) => executor.submit(1, task(n))),
+      executor.submit(2, task('b1')),
+      executor.submit(2, task('b2')),
+      executor.submit(3, task('c1')),
+    ];
+    await tick();
+    // Team 1 is at its share (2); the third slot goes to team 2, not to a3.
+    expect(started).toEqual(['a1', 'a2', 'b1']);
+    gates.get('a1')!.resolve();
+    await tick();
+    // Round-robin over waiting teams: team 3 (not yet served) before team 1 and team 2 again.
+    expect(started).toEqual(['a1', 'a2', 'b1', 'c1']);
+    gates.get('b1')!.resolve();
+    await tick();
+    expect(started.slice(4)).toEqual(['a3']);
+    gates.get('c1')!.resolve();
+    await tick();
+    expect(started.slice(5)).toEqual(['b2']);
+    for (const name of ['a2', 'a3', 'b2']) gates.get(name)!.resolve();
+    await tick();
+    expect(started.slice(6)).toEqual(['a4', 'a5']);
+    for (const name of ['a4', 'a5']) gates.get(name)!.resolve();
+    expect(await Promise.all(all)).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'b1', 'b2', 'c1']);
+    expect(executor.stats()).toEqual({ running: 0, queued: 0, teams: 0 });
+  });
+
+  it('keeps a share below the node total, so one team never takes every slot', async () => {
+    const executor = new QueryExecutor({ concurrency: 2, perTeam: 100, share: 8 });
+    const gate = deferred();
+    let running = 0;
+    const mine = [1, 2, 3].map(() =>
+      executor.submit(1, async () => {
+        running++;
+        await gate.promise;
+      }),
+    );
+    await tick();
+    expect(running).toBe(1);
+    expect(await executor.submit(2, async () => 'other')).toBe('other');
+    gate.resolve();
+    await Promise.all(mine);
+  });
+
   it('an already aborted signal is refused without queueing', async () => {
     const executor = new QueryExecutor({ concurrency: 1, perTeam: 1 });
     const controller = new AbortController();

@@ -102,7 +102,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
       },
       staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
       signal: abort.signal,
-      run: async ({ signal, marker }) => {
+      run: async ({ signal, marker, async }) => {
         try {
           return await runner.run(node, {
             teamId: team.id,
@@ -111,7 +111,8 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
             events: deps.events,
             testAccountFilters: team.testAccountFilters as AnyProperties,
             now: deps.now(),
-            async: false,
+            // Background calculations get PostHog's async limit (600 s), blocking ones 60 s.
+            async,
             marker,
             signal,
           });

@@ -1,3 +1,4 @@
+import '../threadpool.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { bootstrap } from '../domain/bootstrap.js';

@@ -7,15 +7,12 @@ import { escapeString } from './printer/escape.js';
 export interface QueryLimits {
   /** Seconds; 60 for synchronous queries, 600 for async ones. */
   maxExecutionTime: number;
-  /** Bytes of memory one query may use. */
-  maxMemoryUsage: number;
   /** Rows a query may return (a backstop behind the LIMIT the compiler enforces). */
   maxResultRows: number;
 }
 
 export const SYNC_LIMITS: QueryLimits = {
   maxExecutionTime: 60,
-  maxMemoryUsage: 4 * 1024 ** 3,
   maxResultRows: 1_000_000,
 };
 
@@ -28,7 +25,8 @@ export function querySettings(limits: QueryLimits): Record<string, number | stri
   return {
     readonly: 2,
     max_execution_time: limits.maxExecutionTime,
-    max_memory_usage: limits.maxMemoryUsage,
+    // No max_memory_usage here: the events store gives every statement its part of the engine's
+    // memory limit (ENGINE_MEMORY_LIMIT), which a SETTINGS clause would override.
     max_result_rows: limits.maxResultRows,
     result_overflow_mode: 'throw',
     format_csv_allow_double_quotes: 0,

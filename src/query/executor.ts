@@ -1,3 +1,4 @@
+import { FairQueue } from '../store/events/fair-queue.js';
 import { QueryThrottledError } from './errors.js';
 
 export interface ExecutorLimits {
@@ -5,6 +6,11 @@ export interface ExecutorLimits {
   concurrency: number;
   /** Queries one team may have queued or running on this node; more is a 429. */
   perTeam: number;
+  /**
+   * Queries one team may have running at once (kept below `concurrency`, so another project always
+   * finds a free slot). Unset: no share, only `concurrency`.
+   */
+  share?: number;
   /** What the 429 tells the client to wait. */
   retryAfterSeconds?: number;
 }
@@ -16,20 +22,24 @@ export interface SubmitOptions {
   onStart?: () => void;
 }
 
-interface Job {
-  run: () => void;
-}
-
 /**
- * Runs query work with a global bound on concurrency and a per-team bound on queued + running
- * work, first come first served. Limits are per node.
+ * Runs query work with a global bound on concurrency, a per-team bound on running work (its
+ * share) and a per-team bound on queued + running work (429 beyond it). Teams waiting are served
+ * round-robin, so one team's backlog never delays another team's query by more than one slot
+ * turnover. Limits are per node; the events store shares its sessions the same way.
  */
 export class QueryExecutor {
   private running = 0;
-  private readonly queue: Job[] = [];
+  private readonly queue: FairQueue<number>;
   private readonly perTeam = new Map<number, number>();
 
-  constructor(private readonly limits: ExecutorLimits) {}
+  constructor(private readonly limits: ExecutorLimits) {
+    const share =
+      limits.share === undefined
+        ? limits.concurrency
+        : Math.max(1, Math.min(limits.share, limits.concurrency - 1));
+    this.queue = new FairQueue({ capacity: limits.concurrency, share });
+  }
 
   /** Throws QueryThrottledError if `teamId` is at its limit. */
   assertCanAccept(teamId: number): void {
@@ -38,58 +48,37 @@ export class QueryExecutor {
     }
   }
 
-  submit<T>(
+  async submit<T>(
     teamId: number,
     task: (signal: AbortSignal) => Promise<T>,
     options: SubmitOptions = {},
   ): Promise<T> {
-    try {
-      this.assertCanAccept(teamId);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    this.assertCanAccept(teamId);
     const signal = options.signal ?? new AbortController().signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
+    if (signal.aborted) throw signal.reason;
     this.perTeam.set(teamId, (this.perTeam.get(teamId) ?? 0) + 1);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.queue.indexOf(job);
-        if (at < 0) return; // already running: the task sees the signal itself
-        this.queue.splice(at, 1);
-        this.release(teamId);
-        reject(signal.reason);
-      };
-      const job: Job = {
-        run: () => {
-          signal.removeEventListener('abort', onAbort);
-          this.running++;
-          options.onStart?.();
-          new Promise<T>((done) => done(task(signal))).then(resolve, reject).finally(() => {
-            this.running--;
-            this.release(teamId);
-            this.pump();
-          });
-        },
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(job);
-      this.pump();
-    });
+    try {
+      const release = await this.queue.acquire(teamId, signal);
+      this.running++;
+      try {
+        options.onStart?.();
+        return await task(signal);
+      } finally {
+        this.running--;
+        release();
+      }
+    } finally {
+      this.release(teamId);
+    }
   }
 
   stats(): { running: number; queued: number; teams: number } {
-    return { running: this.running, queued: this.queue.length, teams: this.perTeam.size };
+    return { running: this.running, queued: this.queue.stats().waiting, teams: this.perTeam.size };
   }
 
   private release(teamId: number) {
     const left = (this.perTeam.get(teamId) ?? 1) - 1;
     if (left <= 0) this.perTeam.delete(teamId);
     else this.perTeam.set(teamId, left);
-  }
-
-  private pump() {
-    while (this.running < this.limits.concurrency && this.queue.length > 0) {
-      this.queue.shift()!.run();
-    }
   }
 }

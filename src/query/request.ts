@@ -15,6 +15,8 @@ export interface RunContext {
   marker: string;
   queryId: string;
   teamId: number;
+  /** A background calculation: it gets the async engine time limit (600 s instead of 60 s). */
+  async: boolean;
 }
 
 export interface ExecuteQueryRequest<R extends object> {

@@ -17,7 +17,8 @@ import { memoryStatusStore, type StatusStore } from './status.js';
 export type QueryRuntimeConfig = Pick<
   Config,
   'redisUrl' | 'redisKeyPrefix' | 'queryConcurrency' | 'queryTeamConcurrency' | 'queryCacheMaxBytes'
->;
+> &
+  Partial<Pick<Config, 'queryTeamShare'>>;
 
 export interface QueryRuntimeOptions {
   config: QueryRuntimeConfig;
@@ -65,6 +66,7 @@ export async function createQueryRuntime(options: QueryRuntimeOptions): Promise<
   const executor = new QueryExecutor({
     concurrency: config.queryConcurrency,
     perTeam: config.queryTeamConcurrency,
+    ...(config.queryTeamShare !== undefined && { share: config.queryTeamShare }),
   });
   const registry = new RunRegistry();
   const background = new BackgroundQueries({

@@ -71,7 +71,7 @@ export class QueryService {
     };
     const enqueue = () =>
       this.parts.background.enqueue(request, cacheKey, queryId, async (signal, onStart) => {
-        const entry = await this.calculate(request, cacheKey, queryId, signal, onStart);
+        const entry = await this.calculate(request, cacheKey, queryId, signal, onStart, true);
         return cachedResponse(entry, { ...context, isCached: false }, null);
       });
 
@@ -125,6 +125,7 @@ export class QueryService {
     queryId: string,
     signal: AbortSignal,
     onStart?: () => void,
+    background = false,
   ): Promise<CacheEntry<R>> {
     const { cache, flight, executor, now } = this.parts;
     const teamId = request.team.id;
@@ -132,7 +133,8 @@ export class QueryService {
       signal,
       compute: async (runId, shared) => {
         const marker = engineMarker(teamId, queryId);
-        const run = (s: AbortSignal) => request.run({ signal: s, marker, queryId, teamId });
+        const run = (s: AbortSignal) =>
+          request.run({ signal: s, marker, queryId, teamId, async: background });
         const result = await executor.submit(teamId, run, { signal: shared, onStart });
         const entry: CacheEntry<R> = { result, lastRefresh: now().toISOString(), runId };
         // As in PostHog, a result carrying an error (debug mode) is answered but not cached.

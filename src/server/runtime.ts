@@ -22,6 +22,12 @@ export async function openStores(config: Config): Promise<Stores> {
       dataDir: config.dataDir,
       clickhouseUrl: config.clickhouseUrl,
       database: config.clickhouseDatabase,
+      limits: {
+        queryConcurrency: config.queryConcurrency,
+        queryTeamShare: config.queryTeamShare,
+        exportConcurrency: config.exportQueryConcurrency,
+        memoryLimitBytes: config.engineMemoryLimit,
+      },
     });
     const bus = config.redisUrl ? await redisBus(config.redisUrl, config.redisKeyPrefix) : memoryBus();
     const opened = events;

@@ -1,3 +1,4 @@
+import { scopedEvents } from '../../store/events/scoped.js';
 import { type BackfillRecord, insertBackfill } from '../../store/meta/batch-export-backfills.js';
 import type { BatchExportRecord } from '../../store/meta/batch-exports.js';
 import { validationError } from '../errors.js';
@@ -88,7 +89,11 @@ export async function requestBackfill(
   if (!end && exp.destinationType !== 'HTTP' && exp.destinationType !== 'NoOp') {
     throw validationError('Backfilling a BatchExport with no end date is not allowed');
   }
-  const earliest = await earliestData(deps.events, exp.model as Model, exp.teamId);
+  const earliest = await earliestData(
+    scopedEvents(deps.events, { teamId: exp.teamId, lane: 'export' }),
+    exp.model as Model,
+    exp.teamId,
+  );
   if (!earliest) throw validationError('There is no data to backfill for this model.');
   if (end && end <= earliest) {
     throw validationError(

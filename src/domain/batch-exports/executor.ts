@@ -1,3 +1,4 @@
+import { scopedEvents } from '../../store/events/scoped.js';
 import { type RunOutcome, renewLease, settleRun } from '../../store/meta/batch-export-leases.js';
 import type { RunRecord } from '../../store/meta/batch-export-runs.js';
 import { type BatchExportRecord, findBatchExport } from '../../store/meta/batch-exports.js';
@@ -67,7 +68,13 @@ export async function executeRun(
       excludeEvents: strings(config.exclude_events),
     };
     const window = { start: run.dataIntervalStart, end: run.dataIntervalEnd };
-    const { source, schema } = await exportSource(deps.events, exp, scope, window, settings.pageRows);
+    const { source, schema } = await exportSource(
+      scopedEvents(deps.events, { teamId: exp.teamId, lane: 'export' }),
+      exp,
+      scope,
+      window,
+      settings.pageRows,
+    );
     const signal = controller.signal;
     progress.recordsTotalCount = await source.count();
     const writer = await destination.open(config, {

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { scopedEvents } from '../../store/events/scoped.js';
 import type { EventsStore } from '../../store/events/store.js';
 
 /** What a project has actually sent lately: the names templates and the model may use. */
@@ -24,13 +25,14 @@ export async function loadCatalog(events: EventsStore, teamId: number, now: Date
   const table = events.table('events');
   const params = { team: teamId, since: stamp(new Date(now.getTime() - WINDOW_DAYS * 86_400_000)) };
   const settings = { max_execution_time: 15 };
+  const scoped = scopedEvents(events, { teamId });
   const where = `team_id = {team:Int64} AND timestamp >= {since:DateTime64(6, 'UTC')}`;
   const [names, keys] = await Promise.all([
-    events.query<{ event: string; n: number }>(
+    scoped.query<{ event: string; n: number }>(
       `SELECT event, count() AS n FROM ${table} WHERE ${where} GROUP BY event ORDER BY n DESC, event LIMIT 200`,
       { params, settings },
     ),
-    events.query<{ key: string; n: number }>(
+    scoped.query<{ key: string; n: number }>(
       `SELECT key, count() AS n FROM (SELECT properties, person_properties FROM ${table} WHERE ${where} LIMIT ${SAMPLE_ROWS})
        ARRAY JOIN arrayConcat(
          arrayMap(k -> concat('e', k), JSONExtractKeys(properties)),

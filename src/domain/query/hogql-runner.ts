@@ -75,6 +75,7 @@ export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): P
     params: compiled.params,
     marker: ctx.marker,
     signal: ctx.signal,
+    teamId: ctx.teamId,
   });
   const elapsed = (performance.now() - started) / 1000;
   const paginated = !compiled.hadLimit;

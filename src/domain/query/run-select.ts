@@ -46,6 +46,7 @@ export async function runCompiled(compiled: Compiled, ctx: RunnerContext): Promi
     params: compiled.params,
     marker: ctx.marker,
     signal: ctx.signal,
+    teamId: ctx.teamId,
   });
   return {
     rows: out.rows,

@@ -1,3 +1,4 @@
+import { scopedEvents } from '../../store/events/scoped.js';
 import { claimPlaylistCount, playlistsDueForCount, saveCounts } from '../../store/meta/playlist-counts.js';
 import type { PlaylistCounts, PlaylistRecord } from '../../store/meta/playlists.js';
 import { findTeam } from '../../store/meta/teams.js';
@@ -34,7 +35,7 @@ async function countOne(deps: Deps, p: PlaylistRecord, at: string, options: Coun
         offset: 0,
       },
     );
-    const rows = await searchSessionIds(deps.events, search);
+    const rows = await searchSessionIds(scopedEvents(deps.events, { teamId: team.id }), search);
     const ids = rows.slice(0, COUNT_LIMIT);
     const counts: PlaylistCounts = {
       count: ids.length,

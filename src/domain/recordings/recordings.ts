@@ -1,3 +1,4 @@
+import { scopedEvents } from '../../store/events/scoped.js';
 import { personsByDistinctIds, type RecordingPerson } from '../../store/meta/recording-persons.js';
 import {
   deletedRecordingIds,
@@ -69,14 +70,18 @@ export async function listRecordings(
     { limit: page.limit + 1, offset: page.offset },
     options,
   );
-  const ids = await searchSessionIds(deps.events, search);
-  const rows = await recordingsByIds(deps.events, access.team.id, ids.slice(0, page.limit));
+  const ids = await searchSessionIds(scopedEvents(deps.events, { teamId: access.team.id }), search);
+  const rows = await recordingsByIds(
+    scopedEvents(deps.events, { teamId: access.team.id }),
+    access.team.id,
+    ids.slice(0, page.limit),
+  );
   return { results: await enrich(deps, access.team.id, principal, rows), hasNext: ids.length > page.limit };
 }
 
 async function findRow(deps: Deps, teamId: number, sessionId: string): Promise<RecordingRow | undefined> {
   if ((await deletedRecordingIds(deps.meta, teamId, [sessionId])).length > 0) return undefined;
-  return (await recordingsByIds(deps.events, teamId, [sessionId]))[0];
+  return (await recordingsByIds(scopedEvents(deps.events, { teamId }), teamId, [sessionId]))[0];
 }
 
 export async function getRecording(

@@ -1,3 +1,4 @@
+import { scopedEvents } from '../../store/events/scoped.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
 import { notFound, validationError } from '../errors.js';
@@ -31,7 +32,7 @@ export async function recordingSnapshots(
   await requireRecording(deps, access, sessionId);
   const teamId = access.team.id;
   if (query.source === undefined || query.source === '') {
-    const sources = await snapshotSources(deps.events, teamId, sessionId);
+    const sources = await snapshotSources(scopedEvents(deps.events, { teamId }), teamId, sessionId);
     return {
       kind: 'sources',
       sources: sources.map((s) => ({
@@ -46,7 +47,7 @@ export async function recordingSnapshots(
   if (!query.blob_key) throw validationError('Must provide a snapshot file blob key');
   const key = BLOB_KEY.exec(query.blob_key);
   if (!key) throw notFound('Snapshot file not found');
-  const body = await snapshotBlob(deps.events, teamId, sessionId, {
+  const body = await snapshotBlob(scopedEvents(deps.events, { teamId }), teamId, sessionId, {
     start: Number(key[1]),
     end: Number(key[2]),
   });

@@ -10,9 +10,12 @@ import {
   engineControl,
   untilSettledOrKilled,
 } from './control.js';
+import { Lane, type LaneName } from './lanes.js';
 import { migrateEvents } from './migrate.js';
+import { settingsPrefix } from './session-settings.js';
 
 export type { EngineProcess } from './control.js';
+export type { LaneName } from './lanes.js';
 
 export type EventsBackend = 'chdb' | 'clickhouse';
 
@@ -25,6 +28,10 @@ export interface QueryOptions {
    * `signal` too, aborting kills the engine work instead of only rejecting the promise.
    */
   marker?: string;
+  /** The project the statement runs for: a lane's sessions are shared fairly between projects. */
+  teamId?: number;
+  /** Where it runs (lanes.ts): reads default to `query`, commands to `write`. */
+  lane?: LaneName;
 }
 
 /**
@@ -59,10 +66,30 @@ export interface RowsResult {
   rows: unknown[][];
 }
 
+/** How the engine is shared (docs/isolation.md). */
+export interface EngineLimits {
+  /** Sessions of the `query` lane: interactive queries running at once. */
+  queryConcurrency: number;
+  /** Of those, how many one project may hold (kept below `queryConcurrency`). */
+  queryTeamShare: number;
+  /** Sessions of the `export` lane (batch exports). */
+  exportConcurrency: number;
+  /** Engine memory for all statements together, split evenly between the lanes' sessions. */
+  memoryLimitBytes: number;
+}
+
+export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
+  queryConcurrency: 4,
+  queryTeamShare: 2,
+  exportConcurrency: 1,
+  memoryLimitBytes: 12 * 1024 ** 3,
+};
+
 export interface EventsStoreOptions {
   dataDir: string;
   clickhouseUrl?: string | undefined;
   database: string;
+  limits?: Partial<EngineLimits>;
 }
 
 function quoteIdentifier(name: string): string {
@@ -85,107 +112,137 @@ const ENCODED_SETTINGS = { input_format_json_read_objects_as_strings: 1 } as con
 /** chDB's raw insert takes `db.table` with plain identifiers only. */
 const PLAIN_NAME = /^[A-Za-z0-9_]+$/;
 
+/** One engine session: on chDB its own connection (one statement at a time); on a server, a slot. */
+interface Session {
+  client: ClickHouseClient;
+  rawInsert?: RawInsert | undefined;
+}
+
+/** The longest a read may run when its SQL sets no limit of its own (the async query limit). */
+const READ_TIME_LIMIT_S = 600;
+
+type Format = 'JSONEachRow' | 'JSONCompactEachRowWithNamesAndTypes';
+
 function wrap(
-  client: ClickHouseClient,
   backend: EventsBackend,
   database: string,
+  lanes: Record<LaneName, Lane<Session>>,
+  limits: EngineLimits,
   control: EngineControl,
-  rawInsert?: RawInsert,
+  closeSessions: () => Promise<void>,
+  /** Liveness through the control session: a health check never queues behind queries. */
+  ping: () => Promise<void>,
 ): EventsStore {
-  // log_comment is always set: on chDB settings stick to the session (see control.ts).
-  const clickhouseSettings = (o?: QueryOptions) =>
-    ({ ...DEFAULT_SETTINGS, ...o?.settings, log_comment: o?.marker ?? '' }) as Parameters<
-      ClickHouseClient['query']
-    >[0]['clickhouse_settings'];
-  // chDB (3.4) hands rows a failed query had already produced to the next query on the session,
-  // whichever team it runs for. Queries therefore run one at a time on chDB (the session does so
-  // anyway) and a failure is drained with a throwaway statement before the next one starts.
-  let tail: Promise<void> = Promise.resolve();
-  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    if (backend !== 'chdb') return fn();
-    const previous = tail;
-    let release = () => {};
-    tail = new Promise((resolve) => {
-      release = resolve;
-    });
-    await previous;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-  const drain = async () => {
-    if (backend !== 'chdb') return;
-    await client
-      .query({ query: 'SELECT 1', format: 'JSONEachRow' })
-      .then((r) => r.json())
-      .catch(() => {});
+  const chdb = backend === 'chdb';
+  // Every statement gets an equal part of the engine's memory: one session runs one statement at
+  // a time, so together they stay under the limit, and a statement past its part fails alone.
+  const sessions = limits.queryConcurrency + limits.exportConcurrency + 1;
+  const memoryPerStatement = Math.max(64 * 1024 ** 2, Math.floor(limits.memoryLimitBytes / sessions));
+  const laneSettings: Record<LaneName, Record<string, number>> = {
+    write: { max_memory_usage: memoryPerStatement, max_execution_time: 0 },
+    query: { max_memory_usage: memoryPerStatement, max_execution_time: READ_TIME_LIMIT_S },
+    export: { max_memory_usage: memoryPerStatement, max_execution_time: READ_TIME_LIMIT_S },
   };
+  // log_comment is always set: on chDB settings stick to the session (see control.ts).
+  const settingsFor = (lane: LaneName, o?: QueryOptions) => ({
+    ...DEFAULT_SETTINGS,
+    ...laneSettings[lane],
+    ...o?.settings,
+    log_comment: o?.marker ?? '',
+  });
+  const keyOf = (o?: QueryOptions) => o?.teamId ?? 0;
 
-  async function query<T>(
+  /** One statement on `session`; settles only when the engine has settled it. */
+  async function statement<T>(
+    session: Session,
+    kind: 'query' | 'command',
+    sql: string,
+    lane: LaneName,
+    o: QueryOptions | undefined,
+    format: Format = 'JSONEachRow',
+  ): Promise<T[]> {
+    const settings = settingsFor(lane, o);
+    if (chdb) {
+      // Parameters and settings as SET statements on this session (session-settings.ts); no
+      // abort signal: chDB would reject at once while the engine still ran the statement on the
+      // session. Cancellation is a KILL from the control session.
+      const text = settingsPrefix(settings, o?.params) + sql;
+      if (kind === 'command') {
+        await session.client.command({ query: text });
+        return [];
+      }
+      return (await session.client.query({ query: text, format })).json<T>();
+    }
+    const common = {
+      query: sql,
+      query_params: o?.params,
+      clickhouse_settings: settings as ClickHouseSettings,
+      abort_signal: o?.signal,
+      ...(o?.marker ? { query_id: `${o.marker}_${randomUUID()}` } : {}),
+    };
+    if (kind === 'command') {
+      await session.client.command(common);
+      return [];
+    }
+    return (await session.client.query({ ...common, format })).json<T>();
+  }
+
+  async function run<T>(
+    kind: 'query' | 'command',
     sql: string,
     o: QueryOptions | undefined,
-    format: 'JSONEachRow' | 'JSONCompactEachRowWithNamesAndTypes',
+    format?: Format,
   ): Promise<T[]> {
     const marker = o?.marker;
     if (marker !== undefined) assertMarker(marker);
-    const run = async (signal?: AbortSignal) => {
-      const result = await client.query({
-        query: sql,
-        format,
-        query_params: o?.params,
-        clickhouse_settings: clickhouseSettings(o),
-        abort_signal: signal,
-        ...(marker && backend === 'clickhouse' ? { query_id: `${marker}_${randomUUID()}` } : {}),
-      });
-      return result.json<T>();
-    };
-    return exclusive(async () => {
-      try {
-        if (!marker || !o?.signal) return await run(o?.signal);
-        return await untilSettledOrKilled(run, o.signal, () => control.cancel(marker), drain);
-      } catch (err) {
-        await drain();
-        throw err;
-      }
-    });
+    const laneName = o?.lane ?? (kind === 'command' ? 'write' : 'query');
+    const lane = lanes[laneName];
+    const start = () =>
+      lane.run(keyOf(o), (session) => statement<T>(session, kind, sql, laneName, o, format), o?.signal);
+    const signal = o?.signal;
+    if (!signal) return start();
+    if (marker) return untilSettledOrKilled(start, signal, () => control.cancel(marker));
+    return untilSettledOrAborted(start(), signal);
   }
+
   async function insertEncoded(table: string, body: string | Buffer): Promise<void> {
     if (body.length === 0) return;
-    if (rawInsert && PLAIN_NAME.test(database) && PLAIN_NAME.test(table)) {
-      // The HTTP client encodes rows as a stream, one event-loop turn per few rows, which under
-      // capture load interleaved with every request in flight and stretched each insert
-      // several-fold, and chDB then rebuilt one string from the chunks. A Buffer handed to the
-      // engine as is (it parses on its own threads) costs a fraction.
-      await rawInsert({
-        table: `${database}.${table}`,
-        values: typeof body === 'string' ? Buffer.from(body) : body,
-        format: 'JSONEachRow',
-        settings: ENCODED_SETTINGS,
+    await lanes.write.run(0, async ({ client, rawInsert }) => {
+      if (rawInsert && PLAIN_NAME.test(database) && PLAIN_NAME.test(table)) {
+        // The HTTP client encodes rows as a stream, one event-loop turn per few rows, which under
+        // capture load interleaved with every request in flight and stretched each insert
+        // several-fold, and chDB then rebuilt one string from the chunks. A Buffer handed to the
+        // engine as is (it parses on its own threads) costs a fraction.
+        await rawInsert({
+          table: `${database}.${table}`,
+          values: typeof body === 'string' ? Buffer.from(body) : body,
+          format: 'JSONEachRow',
+          settings: ENCODED_SETTINGS,
+        });
+        return;
+      }
+      // The client's `insert` JSON-encodes whatever a JSONEachRow stream yields; `exec` sends the
+      // bytes as they are.
+      const result = await client.exec({
+        query: `INSERT INTO ${quoteIdentifier(database)}.${quoteIdentifier(table)} FORMAT JSONEachRow`,
+        values: Readable.from([body], { objectMode: false }),
+        clickhouse_settings: ENCODED_SETTINGS,
       });
-      return;
-    }
-    // The client's `insert` JSON-encodes whatever a JSONEachRow stream yields; `exec` sends the
-    // bytes as they are.
-    const result = await client.exec({
-      query: `INSERT INTO ${quoteIdentifier(database)}.${quoteIdentifier(table)} FORMAT JSONEachRow`,
-      values: Readable.from([body], { objectMode: false }),
-      clickhouse_settings: ENCODED_SETTINGS,
+      for await (const _ of result.stream) {
+        // An INSERT answers nothing; reading to the end frees the connection.
+      }
     });
-    for await (const _ of result.stream) {
-      // An INSERT answers nothing; reading to the end frees the connection.
-    }
   }
   return {
     backend,
     database,
     table: (name) => `${quoteIdentifier(database)}.${quoteIdentifier(name)}`,
     query<T>(sql: string, o?: QueryOptions) {
-      return query<T>(sql, o, 'JSONEachRow');
+      return run<T>('query', sql, o, 'JSONEachRow');
     },
     async queryRows(sql, o) {
-      const [names = [], types = [], ...rows] = await query<unknown[]>(
+      const [names = [], types = [], ...rows] = await run<unknown[]>(
+        'query',
         sql,
         o,
         'JSONCompactEachRowWithNamesAndTypes',
@@ -193,39 +250,48 @@ function wrap(
       return { columns: names.map((name, i) => ({ name: String(name), type: String(types[i]) })), rows };
     },
     async command(sql, o) {
-      await client.command({
-        query: sql,
-        query_params: o?.params,
-        clickhouse_settings: clickhouseSettings(o),
-        abort_signal: o?.signal,
-      });
+      await run('command', sql, o);
     },
     async insert(table, rows) {
       if (rows.length === 0) return;
-      if (rawInsert && PLAIN_NAME.test(database) && PLAIN_NAME.test(table)) {
+      if (chdb && PLAIN_NAME.test(database) && PLAIN_NAME.test(table)) {
         let body = '';
         for (const row of rows) body += `${JSON.stringify(row)}\n`;
         await insertEncoded(table, body);
         return;
       }
-      await client.insert({
-        table: `${quoteIdentifier(database)}.${quoteIdentifier(table)}`,
-        values: rows as object[],
-        format: 'JSONEachRow',
+      await lanes.write.run(0, async ({ client }) => {
+        await client.insert({
+          table: `${quoteIdentifier(database)}.${quoteIdentifier(table)}`,
+          values: rows as object[],
+          format: 'JSONEachRow',
+        });
       });
     },
     insertEncoded,
     cancel: (marker) => control.cancel(marker),
     running: (marker) => control.running(marker),
-    async ping() {
-      const result = await client.ping();
-      if (!result.success) throw result.error;
-    },
+    ping,
     async close() {
-      await Promise.allSettled([control.close(), client.close()]);
+      await Promise.allSettled([control.close(), closeSessions()]);
     },
   };
 }
+
+/** Rejects when `signal` aborts; the work itself goes on (its lane keeps the session until it settles). */
+function untilSettledOrAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason ?? new Error('The query was aborted'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new Error('The query was aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+type ClickHouseSettings = NonNullable<Parameters<ClickHouseClient['query']>[0]['clickhouse_settings']>;
 
 type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
@@ -234,30 +300,80 @@ function chdbConnection(connection: ChdbConnection): ClientConnection {
   return connection as unknown as ClientConnection;
 }
 
+/** Limits from options, with the per-project share kept below the lane's size. */
+export function engineLimits(given: Partial<EngineLimits> = {}): EngineLimits {
+  const limits = { ...DEFAULT_ENGINE_LIMITS, ...given };
+  const queryTeamShare =
+    limits.queryConcurrency > 1
+      ? Math.max(1, Math.min(limits.queryTeamShare, limits.queryConcurrency - 1))
+      : 1;
+  return { ...limits, queryTeamShare };
+}
+
 export async function openEventsStore(options: EventsStoreOptions): Promise<EventsStore> {
   const backend: EventsBackend = options.clickhouseUrl ? 'clickhouse' : 'chdb';
+  const limits = engineLimits(options.limits);
   const path = join(options.dataDir, 'events');
-  const main = options.clickhouseUrl ? undefined : createChdbConnection({ path });
-  const client = main
-    ? createClient({ connection: chdbConnection(main) })
-    : createClient({ url: options.clickhouseUrl, request_timeout: 600_000 });
-  // chDB runs one query at a time per session: KILL and system.processes go through a second one.
-  let second: ClickHouseClient | undefined;
-  const controlClient = () => {
-    if (options.clickhouseUrl) return client;
-    second ??= createClient({ connection: chdbConnection(createChdbConnection({ path })) });
-    return second;
+  const clients: ClickHouseClient[] = [];
+  let server: ClickHouseClient | undefined;
+  // chDB: a session per slot (separate sessions on one path run in parallel); a server: one HTTP
+  // client whose connection pool covers every lane.
+  const session = (): Session => {
+    if (options.clickhouseUrl) {
+      server ??= createClient({
+        url: options.clickhouseUrl,
+        request_timeout: 600_000,
+        max_open_connections: limits.queryConcurrency + limits.exportConcurrency + 2,
+      });
+      return { client: server };
+    }
+    const connection = createChdbConnection({ path });
+    const client = createClient({ connection: chdbConnection(connection) });
+    clients.push(client);
+    return { client, rawInsert: connection.chdb.rawInsert };
   };
-  const control = engineControl(controlClient, async () => {
-    await second?.close();
-  });
-  const store = wrap(client, backend, options.database, control, main?.chdb.rawInsert);
+  const drain = async (used: Session): Promise<Session> => {
+    if (backend !== 'chdb') return used;
+    // Whatever a failed statement left on the session comes out here, not in someone's result:
+    // read until the session answers exactly this statement.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const text = await used.client
+        .query({ query: 'SELECT 1 AS burrow_drain', format: 'JSONEachRow' })
+        .then((r) => r.text())
+        .catch(() => '');
+      if (text.trim() === '{"burrow_drain":1}') return used;
+    }
+    // Still not clean: the session is closed and replaced rather than handed to anyone.
+    clients.splice(clients.indexOf(used.client), 1);
+    await used.client.close().catch(() => {});
+    return session();
+  };
+  const sessions = (n: number) => Array.from({ length: n }, session);
+  const lanes: Record<LaneName, Lane<Session>> = {
+    write: new Lane('write', sessions(1), 1, drain),
+    query: new Lane('query', sessions(limits.queryConcurrency), limits.queryTeamShare, drain),
+    export: new Lane('export', sessions(limits.exportConcurrency), limits.exportConcurrency, drain),
+  };
+  // chDB runs one query at a time per session: KILL and system.processes go through their own.
+  const controlClient = session().client;
+  const control = engineControl(
+    () => controlClient,
+    async () => {},
+  );
+  const closeAll = async () => {
+    await Promise.allSettled([...clients.map((c) => c.close()), server?.close()]);
+  };
+  const ping = async () => {
+    const result = await controlClient.ping();
+    if (!result.success) throw result.error;
+  };
+  const store = wrap(backend, options.database, lanes, limits, control, closeAll, ping);
   try {
     await store.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}`);
     await migrateEvents(store);
     return store;
   } catch (error) {
-    await client.close().catch(() => {});
+    await closeAll();
     throw error;
   }
 }

@@ -1,0 +1,198 @@
+/**
+ * Isolation between projects (issue 15 §1, docs/isolation.md): while project B runs 4 queries that
+ * each take >= 30 s, how do project A's capture (`/batch/` latency and throughput) and A's
+ * `SELECT 1` compare with an idle engine?
+ *
+ * The server runs in its own process (`src/main.ts` through tsx) so that the load generator does
+ * not share its event loop. Closed-loop clients send `/batch/` requests of `--events` events each.
+ *
+ *   npm run bench:isolation -- [--seconds 30] [--clients 4] [--events 50]
+ *
+ * Targets: A's /batch/ p99 < 200 ms, A's SELECT 1 < 500 ms, capture throughput >= 50% of idle.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { table } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '30' },
+    clients: { type: 'string', default: '4' },
+    events: { type: 'string', default: '50' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const CLIENTS = Number(values.clients);
+const EVENTS = Number(values.events);
+const ADMIN_KEY = `phx_${'b'.repeat(32)}`;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      BURROW_DATA_DIR: dataDir,
+      PORT: String(port),
+      BURROW_ADMIN_API_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'error',
+      BATCH_EXPORTS_SCHEDULER: '0',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  for (let i = 0; i < 600; i++) {
+    const up = await fetch(`http://127.0.0.1:${port}/_health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('server did not start');
+}
+
+interface Phase {
+  batchMs: number[];
+  events: number;
+  errors: number;
+  selectMs: number[];
+  seconds: number;
+}
+
+/** Capture clients and a SELECT 1 prober against project A for `seconds`. */
+async function measure(base: string, token: string, projectA: number, seconds: number): Promise<Phase> {
+  const phase: Phase = { batchMs: [], events: 0, errors: 0, selectMs: [], seconds };
+  const until = performance.now() + seconds * 1000;
+  let n = 0;
+  const client = async () => {
+    while (performance.now() < until) {
+      const batch = Array.from({ length: EVENTS }, () => ({
+        event: '$pageview',
+        distinct_id: `user-${n++ % 1000}`,
+        properties: { $current_url: `https://example.com/${n % 50}`, plan: n % 3 ? 'free' : 'pro' },
+      }));
+      const t0 = performance.now();
+      const res = await fetch(`${base}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: token, batch }),
+      }).catch(() => null);
+      await res?.arrayBuffer();
+      phase.batchMs.push(performance.now() - t0);
+      if (res?.ok) phase.events += EVENTS;
+      else phase.errors++;
+    }
+  };
+  const prober = async () => {
+    let i = 0;
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/api/environments/${projectA}/query/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+        // A different constant each time: a cached answer would not touch the engine.
+        body: JSON.stringify({ query: { kind: 'HogQLQuery', query: `SELECT 1, ${i++}` } }),
+      });
+      await res.arrayBuffer();
+      if (res.ok) phase.selectMs.push(performance.now() - t0);
+      else phase.errors++;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  await Promise.all([...Array.from({ length: CLIENTS }, client), prober()]);
+  return phase;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'burrow-isolation-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startServer(dataDir, port);
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (!res.ok && res.status !== 202) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  try {
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+    const projectA = boot.project_id as number;
+    const b = await api('POST', `/api/organizations/${boot.organization_id}/projects/`, { name: 'tenant B' });
+    const projectB = b.id as number;
+
+    // Warm-up: the first requests compile schemas, load the parser and create parts.
+    await measure(base, boot.project_api_key, projectA, 3);
+    console.log(`idle phase: ${SECONDS} s, ${CLIENTS} capture clients x ${EVENTS} events`);
+    const idle = await measure(base, boot.project_api_key, projectA, SECONDS);
+
+    const heavy = [0, 1, 2, 3].map((i) => `isolation-heavy-${i}`);
+    for (const [i, id] of heavy.entries()) {
+      await api('POST', `/api/environments/${projectB}/query/`, {
+        query: {
+          kind: 'HogQLQuery',
+          query: `SELECT sum(cityHash64(number)) + ${i} FROM numbers(1000000000000)`,
+        },
+        refresh: 'force_async',
+        client_query_id: id,
+      });
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    console.log(`loaded phase: project B runs ${heavy.length} heavy queries`);
+    const started = performance.now();
+    const loaded = await measure(base, boot.project_api_key, projectA, SECONDS);
+    const statuses = await Promise.all(
+      heavy.map((id) => api('GET', `/api/environments/${projectB}/query/${id}/`)),
+    );
+    const stillRunning = statuses.filter((s) => !s.query_status?.complete).length;
+    const heavySeconds = (performance.now() - started) / 1000 + 1;
+    for (const id of heavy) await api('DELETE', `/api/environments/${projectB}/query/${id}/`);
+
+    const row = (name: string, p: Phase) => ({
+      phase: name,
+      'batch p50 ms': percentile(p.batchMs, 50),
+      'batch p99 ms': percentile(p.batchMs, 99),
+      'events/s': p.events / p.seconds,
+      'SELECT 1 p50 ms': percentile(p.selectMs, 50),
+      'SELECT 1 max ms': Math.max(...p.selectMs),
+      errors: p.errors,
+    });
+    console.log(table([row('idle', idle), row('B runs 4 heavy queries', loaded)]));
+    const ratio = loaded.events / loaded.seconds / (idle.events / idle.seconds);
+    console.log(
+      `B's queries still running after ${heavySeconds.toFixed(0)} s: ${stillRunning}/${heavy.length}; ` +
+        `capture throughput under load: ${(ratio * 100).toFixed(0)}% of idle`,
+    );
+    console.log(
+      `targets: batch p99 < 200 ms: ${percentile(loaded.batchMs, 99) < 200 ? 'met' : 'MISSED'}; ` +
+        `SELECT 1 < 500 ms: ${Math.max(...loaded.selectMs) < 500 ? 'met' : 'MISSED'}; ` +
+        `throughput >= 50%: ${ratio >= 0.5 ? 'met' : 'MISSED'}`,
+    );
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
