@@ -1,17 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { decodeBody } from '../capture/body.js';
 import { type DecodeInput, decodeCapture } from '../capture/decode.js';
 import { normalizeEvent } from '../capture/normalize.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { CaptureEvent } from '../domain/ingest/rows.js';
 import type { createTeamResolver } from '../domain/ingest/teams.js';
 import { PUBLIC } from '../domain/scopes.js';
-import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
 import type { ApiPlugin } from './context.js';
-import { flagsResponse, remoteConfig } from './remote-config.js';
 
 export interface CaptureOptions {
   pipeline: IngestPipeline;
@@ -92,34 +88,4 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
       reply.code(204).send(),
     );
   }
-
-  const teamFromBody = async (request: FastifyRequest): Promise<TeamRecord> => {
-    const input = decodeInput(request);
-    const query = input.query;
-    const body = decodeBody(input, 2 * MB * DECODED_FACTOR) as Record<string, unknown> | undefined;
-    const token = body?.token ?? body?.api_key ?? query.token ?? query.api_key;
-    return resolveTeam(typeof token === 'string' ? token : undefined);
-  };
-  for (const path of ['/flags/', '/decide/']) {
-    app.post(
-      path,
-      { config: { scope: PUBLIC }, schema: { tags, summary: 'Feature flags and client config' } },
-      async (request) => flagsResponse(await teamFromBody(request), randomUUID()),
-    );
-    app.options(path, { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) =>
-      reply.code(204).send(),
-    );
-  }
-  app.get(
-    '/array/:token/config',
-    {
-      config: { scope: PUBLIC },
-      schema: {
-        tags,
-        summary: 'posthog-js remote config',
-        params: Type.Object({ token: Type.String({ maxLength: 200 }) }),
-      },
-    },
-    async (request) => remoteConfig(await resolveTeam((request.params as { token: string }).token)),
-  );
 };
