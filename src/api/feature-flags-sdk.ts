@@ -67,14 +67,10 @@ async function localEvaluationTeam(
     request.principal ?? (await authenticator.authenticate(raw, bearer(request) ? 'header' : 'query'));
   let target = projectId;
   if (target === undefined) {
+    // Without `token`, the key's current project, as PostHog's `/api/feature_flag/` routes do.
     const team = query.token ? await findTeamByToken(deps.meta, query.token) : undefined;
-    if (!team)
-      throw validationError(
-        'The token query parameter names no project.',
-        'token',
-        'invalid_project_api_key',
-      );
-    target = String(team.id);
+    if (query.token && !team) throw invalidProjectKey();
+    target = team ? String(team.id) : '@current';
   }
   const access = await authorize(deps, principal, read, { projectId: target });
   if (!access || !('team' in access)) throw invalidProjectKey();
