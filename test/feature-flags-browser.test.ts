@@ -27,20 +27,31 @@ describe.skipIf(!hasChromium)(`posthog-js from Burrow's static files, with flags
   let page: string;
   beforeAll(async () => {
     h = await startHarness({ INGEST_BATCH_DELAY_MS: '2' });
-    await h.request('PATCH', `/api/projects/${h.boot.project_id}/`, { body: { session_recording_opt_in: true } });
+    await h.request('PATCH', `/api/projects/${h.boot.project_id}/`, {
+      body: { session_recording_opt_in: true },
+    });
     const base = `/api/projects/${h.boot.project_id}/feature_flags/`;
-    await h.request('POST', base, { body: { key: 'new-nav', filters: { groups: [{ rollout_percentage: 100 }] } } });
+    await h.request('POST', base, {
+      body: { key: 'new-nav', filters: { groups: [{ rollout_percentage: 100 }] } },
+    });
     await h.request('POST', base, {
       body: {
         key: 'checkout-test',
         filters: {
           groups: [{ rollout_percentage: 100, variant: 'blue' }],
-          multivariate: { variants: [{ key: 'blue', rollout_percentage: 50 }, { key: 'red', rollout_percentage: 50 }] },
+          multivariate: {
+            variants: [
+              { key: 'blue', rollout_percentage: 50 },
+              { key: 'red', rollout_percentage: 50 },
+            ],
+          },
           payloads: { blue: { button: 'Buy now' } },
         },
       },
     });
-    await h.request('POST', base, { body: { key: 'off-flag', filters: { groups: [{ rollout_percentage: 0 }] } } });
+    await h.request('POST', base, {
+      body: { key: 'off-flag', filters: { groups: [{ rollout_percentage: 0 }] } },
+    });
     api = await h.app.listen({ host: '127.0.0.1', port: 0 });
     const html = `<!doctype html><html><head>${snippet(h.boot.project_api_key, api)}</head><body><h1>Shop</h1><button id="buy">Buy</button></body></html>`;
     site = createServer((_req, res) => {
@@ -68,7 +79,15 @@ describe.skipIf(!hasChromium)(`posthog-js from Burrow's static files, with flags
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const tab = await browser.newPage();
@@ -77,11 +96,19 @@ describe.skipIf(!hasChromium)(`posthog-js from Burrow's static files, with flags
         if (req.url().startsWith(`${api}/static/`)) fromBurrow.push(new URL(req.url()).pathname);
       });
       await tab.goto(page);
-      await tab.waitForFunction(() => (globalThis as unknown as { __flagCalls: unknown[] }).__flagCalls.length > 0, undefined, { timeout: 20_000 });
+      await tab.waitForFunction(
+        () => (globalThis as unknown as { __flagCalls: unknown[] }).__flagCalls.length > 0,
+        undefined,
+        { timeout: 20_000 },
+      );
       const seen = await tab.evaluate(() => {
         const g = globalThis as unknown as {
           __flagCalls: Array<{ flags: string[]; variants: Record<string, string | boolean> }>;
-          posthog: { getFeatureFlag(k: string): unknown; isFeatureEnabled(k: string): boolean; getFeatureFlagPayload(k: string): unknown };
+          posthog: {
+            getFeatureFlag(k: string): unknown;
+            isFeatureEnabled(k: string): boolean;
+            getFeatureFlagPayload(k: string): unknown;
+          };
         };
         return {
           call: g.__flagCalls[g.__flagCalls.length - 1],
@@ -105,9 +132,12 @@ describe.skipIf(!hasChromium)(`posthog-js from Burrow's static files, with flags
       const events = h.stores.events.table('events');
       const rows = await until(
         () =>
-          h.stores.events.query<{ event: string }>(`SELECT DISTINCT event FROM ${events} WHERE team_id = {t:Int64}`, {
-            params: { t: h.boot.project_id },
-          }),
+          h.stores.events.query<{ event: string }>(
+            `SELECT DISTINCT event FROM ${events} WHERE team_id = {t:Int64}`,
+            {
+              params: { t: h.boot.project_id },
+            },
+          ),
         (r) => r.some((x) => x.event === '$pageview'),
       );
       expect(rows.map((r) => r.event)).toContain('$pageview');
@@ -133,16 +163,34 @@ describe.skipIf(!hasChromium)(`posthog-js from Burrow's static files, with flags
     expect(js.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
     expect(js.headers.get('cache-control')).toBe('public, max-age=3600');
     const etag = js.headers.get('etag') as string;
-    expect((await fetch(`${api}/static/array.full.js`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await fetch(`${api}/static/array.full.js`, { headers: { 'if-none-match': etag } })).status).toBe(
+      304,
+    );
     const versioned = await fetch(`${api}/static/${POSTHOG_JS_VERSION}/recorder.js`);
     expect(versioned.status).toBe(200);
     expect(versioned.headers.get('cache-control')).toContain('immutable');
     expect((await fetch(`${api}/static/0.0.1/recorder.js`)).status).toBe(404);
-    for (const bad of ['/static/..%2Fpackage.json', '/static/%2e%2e/%2e%2e/package.json', '/static/../../package.json', '/static/array.d.ts', '/static/nope.js', '/static/main.js%00.js', '/static/..', '/static/.%2e/.%2e/etc/passwd']) {
+    for (const bad of [
+      '/static/..%2Fpackage.json',
+      '/static/%2e%2e/%2e%2e/package.json',
+      '/static/../../package.json',
+      '/static/array.d.ts',
+      '/static/nope.js',
+      '/static/main.js%00.js',
+      '/static/..',
+      '/static/.%2e/.%2e/etc/passwd',
+    ]) {
       const res = await fetch(`${api}${bad}`);
       expect(res.status, bad).toBe(404);
     }
-    for (const name of ['lazy-recorder.js', 'surveys.js', 'exception-autocapture.js', 'web-vitals.js', 'dead-clicks-autocapture.js', 'recorder.js']) {
+    for (const name of [
+      'lazy-recorder.js',
+      'surveys.js',
+      'exception-autocapture.js',
+      'web-vitals.js',
+      'dead-clicks-autocapture.js',
+      'recorder.js',
+    ]) {
       expect((await fetch(`${api}/static/${name}`)).status, name).toBe(200);
     }
     const config = await fetch(`${api}/array/${h.boot.project_api_key}/config.js`);
