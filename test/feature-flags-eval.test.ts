@@ -39,6 +39,17 @@ describe('flag evaluation rules', () => {
     }
   });
 
+  it('computes SHA-1 prefixes as node:crypto does, at every block boundary and for any UTF-8', async () => {
+    const { createHash } = await import('node:crypto');
+    const { sha1Prefix60 } = await import('../src/domain/flags/sha1.js');
+    const texts = ['', 'a', 'é', '🦔'.repeat(300)];
+    for (let n = 0; n < 200; n++) texts.push('x'.repeat(n), `${'ü'.repeat(n % 40)}${n}`);
+    for (const t of texts)
+      expect(sha1Prefix60(t)).toBe(
+        Number.parseInt(createHash('sha1').update(t).digest('hex').slice(0, 15), 16),
+      );
+  });
+
   it('matches operators with the flags service semantics', () => {
     const now = new Date('2026-01-01T00:00:00Z');
     const m = (operator: string, value: unknown, props: Record<string, unknown>) =>

@@ -70,3 +70,47 @@ export function flagsBody(
       return { ...common, featureFlags: results.filter((r) => r.enabled).map((r) => r.key) };
   }
 }
+
+const reasons = new Map<string, string>();
+/** A reason's JSON, built once per (code, condition): most answers repeat a handful of them. */
+function reasonJson(r: FlagResult['reason']): string {
+  const id = `${r.code}:${r.condition_index}:${r.description}`;
+  let json = reasons.get(id);
+  if (json === undefined) {
+    json = JSON.stringify(r);
+    if (reasons.size > 10_000) reasons.clear();
+    reasons.set(id, json);
+  }
+  return json;
+}
+
+/**
+ * The answer as JSON text. The `flags` map of the v2 shape is written directly: it is most of
+ * the bytes of every answer and the generic serializer spent more time on it than evaluation did.
+ */
+export function flagsJson(
+  shape: FlagsShape,
+  evaluation: FlagsEvaluation,
+  requestId: string,
+  now: Date,
+  config: Record<string, unknown> | null,
+): string {
+  if (shape !== 'details') return JSON.stringify(flagsBody(shape, evaluation, requestId, now, config));
+  const head = JSON.stringify({
+    requestId,
+    evaluatedAt: now.getTime(),
+    ...(config ?? {}),
+    errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags,
+    quotaLimited: [],
+  });
+  const parts: string[] = [];
+  for (const r of evaluation.results) {
+    const key = JSON.stringify(r.key);
+    const variant = r.enabled && r.variant !== null ? JSON.stringify(r.variant) : 'null';
+    const payload = r.payload === null || r.payload === undefined ? 'null' : JSON.stringify(r.payload);
+    parts.push(
+      `${key}:{"key":${key},"enabled":${r.enabled},"variant":${variant},${r.failed ? '"failed":true,' : ''}"reason":${reasonJson(r.reason)},"metadata":{"id":${r.id},"version":${r.version},"description":null,"payload":${payload}}}`,
+    );
+  }
+  return `${head.slice(0, -1)},"flags":{${parts.join(',')}}}`;
+}

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha1Prefix60 } from './sha1.js';
 import type { Variant } from './types.js';
 
 /** 2^60 - 1 (15 hex digits); as a double it rounds to 2^60, exactly as in PostHog's SDKs and Python. */
@@ -10,8 +10,7 @@ const LONG_SCALE = 2 ** 60;
  * server and SDK.
  */
 export function flagHash(flagKey: string, identifier: string, salt = ''): number {
-  const hex = createHash('sha1').update(`${flagKey}.${identifier}${salt}`).digest('hex');
-  return Number.parseInt(hex.slice(0, 15), 16) / LONG_SCALE;
+  return sha1Prefix60(`${flagKey}.${identifier}${salt}`) / LONG_SCALE;
 }
 
 /** The variant whose cumulative rollout range holds the identifier's variant hash. */
