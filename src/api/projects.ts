@@ -106,7 +106,9 @@ export const projectRoutes: ApiPlugin = async (app, { deps, bus }) => {
         },
       },
       async (request, reply) => {
-        await deleteProject(deps, projectAccessOf(request));
+        const access = projectAccessOf(request);
+        await deleteProject(deps, access);
+        await bus?.publish(TEAM_CHANGED, { id: access.team.id }).catch(() => {});
         return reply.code(204).send(null);
       },
     );
