@@ -14,11 +14,19 @@ export interface LoadResult {
 /** Runs autocannon in its own process so that the load generator does not share our event loop. */
 export function autocannon(
   url: string,
-  options: { connections: number; seconds: number; headers?: Record<string, string> },
+  options: {
+    connections: number;
+    seconds: number;
+    headers?: Record<string, string>;
+    method?: 'GET' | 'POST';
+    body?: string;
+  },
 ) {
   const bin = require.resolve('autocannon/autocannon.js');
   const args = [bin, '-j', '-c', String(options.connections), '-d', String(options.seconds)];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}=${v}`);
+  if (options.method) args.push('-m', options.method);
+  if (options.body !== undefined) args.push('-b', options.body);
   args.push(url);
   return new Promise<LoadResult>((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

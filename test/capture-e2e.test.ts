@@ -197,7 +197,6 @@ describe(`capture with posthog-node (${backend})`, () => {
     expect(flags.headers.get('access-control-allow-origin')).toBe('https://site.test');
     expect(await flags.json()).toMatchObject({
       flags: {},
-      featureFlags: {},
       errorsWhileComputingFlags: false,
     });
     const preflight = await fetch(`${base}/e/`, {

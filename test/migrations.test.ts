@@ -31,6 +31,8 @@ describe(`metadata migrations (${backend})`, () => {
       '0006_actions',
       '0007_batch_export_offsets',
       '0008_invite_tokens',
+      '0012_feature_flags',
+      '0013_project_secret_keys',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

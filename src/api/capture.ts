@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -16,7 +15,6 @@ import { createGate, mapInSlices } from '../domain/slices.js';
 import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
 import type { ApiPlugin } from './context.js';
-import { flagsResponse, remoteConfig } from './remote-config.js';
 
 export interface CaptureOptions {
   pipeline: IngestPipeline;
@@ -117,37 +115,4 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
       reply.code(204).send(),
     );
   }
-
-  const teamFromBody = async (request: FastifyRequest): Promise<TeamRecord> => {
-    const input = decodeInput(request);
-    const query = input.query;
-    const body = (await decodeJsonBodyAsync(input, {
-      maxDecodedBytes: FLAGS_BODY_LIMIT,
-      maxDepth: limits.maxDepth,
-    })) as Record<string, unknown> | undefined;
-    const token = body?.token ?? body?.api_key ?? query.token ?? query.api_key;
-    return resolveTeam(typeof token === 'string' ? token : undefined);
-  };
-  for (const path of ['/flags/', '/decide/']) {
-    app.post(
-      path,
-      { config: { scope: PUBLIC }, schema: { tags, summary: 'Feature flags and client config' } },
-      async (request) => flagsResponse(await teamFromBody(request), randomUUID()),
-    );
-    app.options(path, { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) =>
-      reply.code(204).send(),
-    );
-  }
-  app.get(
-    '/array/:token/config',
-    {
-      config: { scope: PUBLIC },
-      schema: {
-        tags,
-        summary: 'posthog-js remote config',
-        params: Type.Object({ token: Type.String({ maxLength: 200 }) }),
-      },
-    },
-    async (request) => remoteConfig(await resolveTeam((request.params as { token: string }).token)),
-  );
 };

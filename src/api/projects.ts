@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { TEAM_CHANGED } from '../domain/ingest/teams.js';
 import { createProject, deleteProject, listProjects, updateProject } from '../domain/projects.js';
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf, projectAccessOf } from '../server/auth.js';
@@ -19,7 +20,7 @@ const CreateBody = Type.Object(
 /** Burrow has one environment per project, so both path families name the same object. */
 const PREFIXES = ['/api/projects/:project_id/', '/api/environments/:project_id/'];
 
-export const projectRoutes: ApiPlugin = async (app, { deps }) => {
+export const projectRoutes: ApiPlugin = async (app, { deps, bus }) => {
   const list = async (request: FastifyRequest<{ Querystring: Static<typeof PageQuery> }>) => {
     const page = pageOf(request.query);
     const data = await listProjects(deps, organizationAccessOf(request), page);
@@ -85,7 +86,12 @@ export const projectRoutes: ApiPlugin = async (app, { deps }) => {
           response: { 200: Team },
         },
       },
-      async (request) => toTeam(await updateProject(deps, projectAccessOf(request), request.body)),
+      async (request) => {
+        const team = toTeam(await updateProject(deps, projectAccessOf(request), request.body));
+        // Capture, /flags and /array/{token}/config read settings through a per-node cache.
+        await bus?.publish(TEAM_CHANGED, { id: team.id }).catch(() => {});
+        return team;
+      },
     );
 
     app.delete(
@@ -100,7 +106,9 @@ export const projectRoutes: ApiPlugin = async (app, { deps }) => {
         },
       },
       async (request, reply) => {
-        await deleteProject(deps, projectAccessOf(request));
+        const access = projectAccessOf(request);
+        await deleteProject(deps, access);
+        await bus?.publish(TEAM_CHANGED, { id: access.team.id }).catch(() => {});
         return reply.code(204).send(null);
       },
     );

@@ -1,14 +1,14 @@
 import type { TeamRecord } from '../store/meta/teams.js';
 
 /**
- * What posthog-js reads at start-up (`/array/{token}/config`, `/flags`, `/decide`). No feature
- * flags engine yet, so flags are always empty; session recording follows the project setting.
+ * What posthog-js reads at start-up (`/array/{token}/config`, `/flags?config=true`, `/decide`);
+ * session recording follows the project setting.
  */
-export function remoteConfig(team: TeamRecord) {
+export function remoteConfig(team: TeamRecord, hasFeatureFlags = false) {
   return {
     token: team.apiToken,
     supportedCompression: ['gzip', 'gzip-js'],
-    hasFeatureFlags: false,
+    hasFeatureFlags,
     captureDeadClicks: false,
     capturePerformance: false,
     autocapture_opt_out: false,
@@ -33,17 +33,5 @@ export function remoteConfig(team: TeamRecord) {
           eventTriggers: [],
         }
       : false,
-  };
-}
-
-export function flagsResponse(team: TeamRecord, requestId: string) {
-  return {
-    ...remoteConfig(team),
-    flags: {},
-    featureFlags: {},
-    featureFlagPayloads: {},
-    errorsWhileComputingFlags: false,
-    quotaLimited: [],
-    requestId,
   };
 }

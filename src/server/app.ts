@@ -4,6 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { actionRoutes } from '../api/actions.js';
 import { captureRoutes } from '../api/capture.js';
 import type { ApiOptions } from '../api/context.js';
+import { featureFlagRoutes } from '../api/feature-flags.js';
+import { flagSdkRoutes } from '../api/feature-flags-sdk.js';
 import { healthRoutes } from '../api/health.js';
 import { orgAccessRoutes } from '../api/org-access.js';
 import { organizationRoutes } from '../api/organizations.js';
@@ -11,10 +13,14 @@ import { personalApiKeyRoutes } from '../api/personal-api-keys.js';
 import { projectRoutes } from '../api/projects.js';
 import { queryRoutes } from '../api/query.js';
 import { sessionRecordingRoutes } from '../api/recordings.js';
+import { staticRoutes } from '../api/static.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/authenticate.js';
 import type { Deps } from '../domain/deps.js';
+import { createFlagCache } from '../domain/flags/cache.js';
+import type { CohortLookup } from '../domain/flags/cohorts.js';
+import { createFlagEvaluator } from '../domain/flags/service.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
 import { createQueryRuntime } from '../query/runtime.js';
@@ -37,6 +43,8 @@ export interface AppOptions {
   events: EventsStore;
   /** Cross-node messages; defaults to this process only. */
   bus?: Bus;
+  /** Where flags read cohorts; without one a flag condition on a cohort reports an error. */
+  cohorts?: CohortLookup;
   logger?: FastifyBaseLogger;
   now?: () => Date;
 }
@@ -93,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const orgAccess = await setupOrgAccess(app, deps, config);
   installAuth(app, deps, authenticator, orgAccess.sessions);
 
-  const api: ApiOptions = { deps, authenticator, probes };
+  const api: ApiOptions = { deps, authenticator, probes, bus };
   for (const plugin of [
     healthRoutes,
     userRoutes,
@@ -119,10 +127,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   // Runs after in-flight requests finished: whatever they queued is written before stores close.
   app.addHook('onClose', async () => pipeline.close());
+  const resolveTeam = createTeamResolver(deps.meta, 60_000, bus);
   await app.register(captureRoutes, {
     ...api,
     pipeline,
-    resolveTeam: createTeamResolver(deps.meta, 60_000),
+    resolveTeam,
     limits: {
       maxDecodedBytes: config.captureMaxDecodedBytes,
       maxEvents: config.captureMaxEvents,
@@ -131,6 +140,23 @@ export async function buildApp(options: AppOptions): Promise<App> {
       maxRecordingEventBytes: config.captureMaxRecordingEventBytes,
       concurrency: config.captureConcurrency,
     },
+  });
+  const flags = createFlagCache(deps.meta, bus, {
+    onError: (err) => app.log.error({ err }, 'flag cache bus failed'),
+  });
+  const cohorts = options.cohorts ?? null;
+  await app.register(featureFlagRoutes, { ...api, flags });
+  await app.register(flagSdkRoutes, {
+    ...api,
+    flags,
+    cohorts,
+    resolveTeam,
+    evaluate: createFlagEvaluator(deps, flags, cohorts),
+  });
+  await app.register(staticRoutes, {
+    ...api,
+    resolveTeam,
+    hasFlags: async (team) => (await flags.get(team.id)).active.length > 0,
   });
   return app;
 }

@@ -20,6 +20,8 @@ declare module 'fastify' {
     currentOrganization?: boolean;
     /** A login session cookie authenticates here too, when no API key is sent. */
     session?: boolean;
+    /** A project secret key (`phs_…`) is checked by the route itself (local evaluation). */
+    projectSecret?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -101,6 +103,7 @@ export function installAuth(
     if (!required)
       return done(request.routeOptions.url?.startsWith('/api/') ? permissionDenied() : undefined);
     if ('kind' in required && required.kind === 'public') return done();
+    if (config.projectSecret && /^\s*Bearer\s+phs_/i.test(request.headers.authorization ?? '')) return done();
     const found = credential(request);
     if (!found) {
       // A key always wins over a cookie (PostHog tries keys before sessions); routes opt in.

@@ -1,5 +1,6 @@
 import type { MetaDb } from '../../store/meta/db.js';
 import { findTeamByToken, type TeamRecord } from '../../store/meta/teams.js';
+import type { Bus } from '../../store/shared/bus.js';
 import { ApiError } from '../errors.js';
 
 export const invalidProjectKey = () =>
@@ -10,12 +11,17 @@ export const invalidProjectKey = () =>
     'Project API key invalid. You can find your project API key in your project settings.',
   );
 
+/** Published when a project's settings change, so every node re-reads them (see createTeamResolver). */
+export const TEAM_CHANGED = 'team:changed';
+
 /**
  * Project tokens are looked up on every capture request, so known tokens are remembered for
- * `ttlMs` (unknown ones are not, so a new project works at once).
+ * `ttlMs` (unknown ones are not, so a new project works at once). A project changed through the API
+ * is forgotten at once on every node that hears `TEAM_CHANGED` on the bus.
  */
-export function createTeamResolver(meta: MetaDb, ttlMs: number) {
+export function createTeamResolver(meta: MetaDb, ttlMs: number, bus?: Bus) {
   const cache = new Map<string, { team: TeamRecord; expiresAt: number }>();
+  bus?.subscribe(TEAM_CHANGED, () => cache.clear()).catch(() => {});
   return async (token: string | undefined): Promise<TeamRecord> => {
     if (!token) throw invalidProjectKey();
     const hit = cache.get(token);

@@ -4,6 +4,11 @@ import type {
   BatchExportRunsTable,
   BatchExportsTable,
 } from './batch-export-tables.js';
+import type {
+  FeatureFlagHashKeyOverridesTable,
+  FeatureFlagsTable,
+  ProjectSecretApiKeysTable,
+} from './flag-tables.js';
 
 /**
  * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and
@@ -221,6 +226,9 @@ export interface ActionsTable {
 
 export interface MetaTables {
   actions: ActionsTable;
+  feature_flags: FeatureFlagsTable;
+  feature_flag_hash_key_overrides: FeatureFlagHashKeyOverridesTable;
+  project_secret_api_keys: ProjectSecretApiKeysTable;
   batch_exports: BatchExportsTable;
   batch_export_backfills: BatchExportBackfillsTable;
   batch_export_runs: BatchExportRunsTable;

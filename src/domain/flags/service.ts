@@ -1,0 +1,175 @@
+import type { MetaDb } from '../../store/meta/db.js';
+import { groupPropertiesOf, personForFlags, saveHashKeyOverrides } from '../../store/meta/flag-lookups.js';
+import type { TeamRecord } from '../../store/meta/teams.js';
+import { validationError } from '../errors.js';
+import type { FlagCache } from './cache.js';
+import type { CohortLookup, CohortState } from './cohorts.js';
+import { type EvaluationContext, evaluateFlag } from './evaluate.js';
+import type { FlagResult } from './types.js';
+
+/** What an SDK sends to `/flags` (and `/decide`), once decoded and checked. */
+export interface FlagsRequest {
+  distinctId: string;
+  anonDistinctId: string | null;
+  personProperties: Record<string, unknown>;
+  groups: Record<string, string>;
+  groupProperties: Record<string, Record<string, unknown>>;
+  /** `flag_keys_to_evaluate`: only these, when given. */
+  flagKeys: string[] | null;
+}
+
+export interface FlagsEvaluation {
+  results: FlagResult[];
+  errorsWhileComputingFlags: boolean;
+}
+
+export const REQUEST_LIMITS = {
+  distinctIdLength: 400,
+  propertiesPerMap: 2_000,
+  groups: 20,
+  flagKeys: 10_000,
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function propertyMap(value: unknown, attr: string): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (!isObject(value)) throw validationError(`${attr} must be an object.`, attr);
+  if (Object.keys(value).length > REQUEST_LIMITS.propertiesPerMap)
+    throw validationError(
+      `${attr} may have at most ${REQUEST_LIMITS.propertiesPerMap} properties.`,
+      attr,
+      'max_length',
+    );
+  return value;
+}
+
+function identifier(value: unknown, attr: string, required: boolean): string | null {
+  if (value === undefined || value === null || value === '') {
+    if (required)
+      throw validationError('The distinct_id field is missing from the request.', attr, 'required');
+    return null;
+  }
+  if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value)))
+    throw validationError(`${attr} must be a string.`, attr, 'invalid');
+  const text = String(value);
+  if (text.length > REQUEST_LIMITS.distinctIdLength)
+    throw validationError(
+      `${attr} is longer than ${REQUEST_LIMITS.distinctIdLength} characters.`,
+      attr,
+      'max_length',
+    );
+  return text;
+}
+
+/** The body fields PostHog's flags service reads; anything else is ignored. */
+export function parseFlagsRequest(body: Record<string, unknown>): FlagsRequest {
+  const distinctId = identifier(body.distinct_id, 'distinct_id', true) as string;
+  const personProperties = propertyMap(body.person_properties, 'person_properties');
+  const anonDistinctId = identifier(
+    body.$anon_distinct_id ?? body.anon_distinct_id,
+    '$anon_distinct_id',
+    false,
+  );
+  const rawGroups = propertyMap(body.groups, 'groups');
+  if (Object.keys(rawGroups).length > REQUEST_LIMITS.groups)
+    throw validationError(
+      `groups may name at most ${REQUEST_LIMITS.groups} group types.`,
+      'groups',
+      'max_length',
+    );
+  const groups: Record<string, string> = {};
+  for (const [type, key] of Object.entries(rawGroups)) {
+    const k = identifier(key, 'groups', false);
+    if (k !== null) groups[type] = k;
+  }
+  const rawGroupProps = propertyMap(body.group_properties, 'group_properties');
+  const groupProperties: Record<string, Record<string, unknown>> = {};
+  for (const [type, props] of Object.entries(rawGroupProps))
+    groupProperties[type] = propertyMap(props, 'group_properties');
+  let flagKeys: string[] | null = null;
+  if (body.flag_keys_to_evaluate !== undefined && body.flag_keys_to_evaluate !== null) {
+    const keys = body.flag_keys_to_evaluate;
+    if (
+      !Array.isArray(keys) ||
+      keys.length > REQUEST_LIMITS.flagKeys ||
+      !keys.every((k) => typeof k === 'string')
+    )
+      throw validationError('flag_keys_to_evaluate must be a list of flag keys.', 'flag_keys_to_evaluate');
+    flagKeys = keys as string[];
+  }
+  return { distinctId, anonDistinctId, personProperties, groups, groupProperties, flagKeys };
+}
+
+/**
+ * Evaluates a project's active flags for one request: definitions from the cache, then one store
+ * read for the person (properties and continuity keys together), one for the named groups, one
+ * cohort lookup, whatever the number of flags.
+ */
+export function createFlagEvaluator(
+  deps: { meta: MetaDb; now: () => Date },
+  cache: FlagCache,
+  cohorts: CohortLookup | null,
+) {
+  return async function evaluate(team: TeamRecord, request: FlagsRequest): Promise<FlagsEvaluation> {
+    const snapshot = await cache.get(team.id);
+    let flags = snapshot.active;
+    if (request.flagKeys) {
+      const wanted = new Set(request.flagKeys);
+      flags = flags.filter((f) => wanted.has(f.key));
+    }
+    if (flags.length === 0) return { results: [], errorsWhileComputingFlags: false };
+
+    let mapping = snapshot.groupTypeMapping;
+    const known = new Set(Object.values(mapping));
+    if (Object.keys(request.groups).some((type) => !known.has(type)))
+      mapping = await cache.refreshGroupTypes(team.id);
+    const indexOf = new Map(Object.entries(mapping).map(([index, name]) => [name, Number(index)]));
+    const wantedGroups = Object.entries(request.groups)
+      .filter(([type]) => indexOf.has(type))
+      .map(([type, key]) => ({ type, index: indexOf.get(type) as number, key }));
+
+    const [person, storedGroups] = await Promise.all([
+      personForFlags(deps.meta, team.id, request.distinctId),
+      groupPropertiesOf(deps.meta, team.id, wantedGroups),
+    ]);
+
+    const overrides = new Map(person?.hashKeyOverrides ?? []);
+    const anon =
+      request.anonDistinctId && request.anonDistinctId !== request.distinctId ? request.anonDistinctId : null;
+    const continuity = snapshot.continuityKeys.filter((k) => !overrides.has(k));
+    if (anon && continuity.length > 0) {
+      // Remember the anonymous id as these flags' bucketing key for the person, before it changes.
+      await saveHashKeyOverrides(deps.meta, team.id, [request.distinctId, anon], continuity, anon);
+      for (const key of continuity) overrides.set(key, anon);
+    }
+
+    const groupProperties: Record<string, Record<string, unknown>> = {};
+    for (const g of wantedGroups)
+      groupProperties[g.type] = {
+        ...(storedGroups.get(`${g.index}:${g.key}`) ?? {}),
+        ...(request.groupProperties[g.type] ?? {}),
+      };
+
+    let cohortStates: Map<number, CohortState> | null = null;
+    if (snapshot.cohortIds.length > 0 && cohorts)
+      cohortStates = await cohorts.load(team.id, snapshot.cohortIds, person?.id ?? null);
+
+    const ctx: EvaluationContext = {
+      distinctId: request.distinctId,
+      personProperties: { ...(person?.properties ?? {}), ...request.personProperties },
+      groups: request.groups,
+      groupProperties,
+      groupTypeMapping: mapping,
+      hashKeyOverrides: overrides,
+      anonDistinctId: anon,
+      cohorts: cohortStates,
+      now: deps.now(),
+    };
+    const results = flags.map((f) => evaluateFlag(f, ctx));
+    return { results, errorsWhileComputingFlags: results.some((r) => r.failed) };
+  };
+}
+
+export type FlagEvaluator = ReturnType<typeof createFlagEvaluator>;
