@@ -1,18 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import {
-  type DecodeInput,
-  type DecodeOptions,
-  decodeCaptureAsync,
-  decodeJsonBodyAsync,
-} from '../capture/decode.js';
+import { type DecodeInput, type DecodeOptions, decodeCaptureAsync } from '../capture/decode.js';
 import { normalizeEvent } from '../capture/normalize.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { CaptureEvent } from '../domain/ingest/rows.js';
 import type { createTeamResolver } from '../domain/ingest/teams.js';
 import { PUBLIC } from '../domain/scopes.js';
 import { createGate, mapInSlices } from '../domain/slices.js';
-import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
 import type { ApiPlugin } from './context.js';
 
@@ -44,8 +38,6 @@ const ROUTES: Array<{ path: string; bodyLimit: number; engage?: boolean; recordi
   { path: '/engage/', bodyLimit: 2 * MB, engage: true },
   { path: '/s/', bodyLimit: 25 * MB, recordings: true },
 ];
-/** `/flags/` bodies: a token, a distinct id and some properties. */
-const FLAGS_BODY_LIMIT = 2 * MB;
 
 const Ok = Type.Object({ status: Type.Integer() });
 const tags = ['capture'];

@@ -82,6 +82,9 @@ async function localEvaluationTeam(
  * posthog-js, the project config), the definitions server SDKs poll for local evaluation, and the
  * remote config posthog-js reads at start-up. Bodies are decoded as capture decodes them.
  */
+/** `/flags/` bodies: a token, a distinct id and some properties (capture allows far more). */
+const FLAGS_BODY_LIMIT = 2 * MB;
+
 export const flagSdkRoutes: ApiPlugin<FlagSdkOptions> = async (app, options) => {
   const { deps, authenticator, evaluate, flags, cohorts, resolveTeam } = options;
   app.removeAllContentTypeParsers();
@@ -98,7 +101,7 @@ export const flagSdkRoutes: ApiPlugin<FlagSdkOptions> = async (app, options) => 
       const decoded =
         request.body || query.data
           ? await decodeJsonBodyAsync(decodeInput(request), {
-              maxDecodedBytes: 20 * MB,
+              maxDecodedBytes: FLAGS_BODY_LIMIT,
               maxDepth: app.config.captureMaxJsonDepth,
             })
           : {};
