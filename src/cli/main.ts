@@ -3,12 +3,14 @@ import { ConfigError, loadConfig } from '../config.js';
 import { bootstrap } from '../domain/bootstrap.js';
 import type { MetaDeps } from '../domain/deps.js';
 import { ApiError } from '../domain/errors.js';
+import { setPasswordByEmail } from '../domain/password-change.js';
 import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
 import { runImport } from './import.js';
+import { readPassword } from './read-password.js';
 
 const USAGE = `Usage: npm run burrow -- <command> [options]
 
@@ -20,6 +22,9 @@ Commands:
   keys revoke <id> [--email <user>]
   import <file.jsonl|file.csv> --project <id> [--host <url>] [--token <phc_...>]
                      send events through the running server's capture path (/batch/)
+  password [--email <user>]
+                     set a user's password for logging in to the console (asked on a terminal,
+                     else read from standard input); ends that user's sessions
   migrate            apply metadata migrations and exit
   bootstrap          create the default organization if the store is empty (writes bootstrap.json)
 
@@ -81,6 +86,12 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'import') return await importCommand(sub, values, config, store.db);
+    if (command === 'password') {
+      const email = values.email ?? config.adminEmail;
+      const user = await setPasswordByEmail(deps, email, await readPassword());
+      print({ email: user.email, password_set: true, login: `http://${config.host}:${config.port}/login` });
+      return 0;
+    }
     if (command !== 'keys' || !sub) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
     const email = values.email ?? config.adminEmail;
     const user = await findUserByEmail(store.db, email);

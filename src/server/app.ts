@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { actionRoutes } from '../api/actions.js';
 import { captureRoutes } from '../api/capture.js';
+import { consoleRoutes } from '../api/console.js';
 import type { ApiOptions } from '../api/context.js';
 import { healthRoutes } from '../api/health.js';
 import { orgAccessRoutes } from '../api/org-access.js';
@@ -120,5 +121,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Runs after in-flight requests finished: whatever they queued is written before stores close.
   app.addHook('onClose', async () => pipeline.close());
   await app.register(captureRoutes, { ...api, pipeline, resolveTeam: createTeamResolver(deps.meta, 60_000) });
+  await app.register(consoleRoutes, api);
   return app;
 }

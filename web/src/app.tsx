@@ -1,0 +1,66 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
+import { ApiFailure, get, type Me, onUnauthenticated } from './api';
+import { ErrorNote } from './components/error-note';
+import { Shell } from './components/shell';
+import { Login } from './pages/login';
+import { Signup } from './pages/signup';
+import { SessionContext } from './session';
+
+// Pages beyond the first screen load when opened, so the first paint only pays for Home.
+const Home = lazy(() => import('./pages/home').then((m) => m.Home));
+const Sql = lazy(() => import('./pages/sql').then((m) => m.Sql));
+const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
+const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
+
+function SignedIn() {
+  const [me, setMe] = useState<Me | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const location = useLocation();
+  const load = useCallback(async () => {
+    try {
+      setMe(await get<Me>('/api/users/@me/'));
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+    return onUnauthenticated(() => location.route(`/login?next=${encodeURIComponent(location.url)}`, true));
+  }, []);
+  if (error instanceof ApiFailure && error.status === 401) {
+    location.route(`/login?next=${encodeURIComponent(location.url)}`, true);
+    return null;
+  }
+  if (error) return <ErrorNote error={error} retry={load} />;
+  if (!me) return <div class="loading" aria-busy="true" />;
+  if (!me.team) return <ErrorNote error={new Error('You are not a member of any project yet.')} />;
+  return (
+    <SessionContext.Provider value={{ me, team: me.team, refresh: load }}>
+      <Shell>
+        <ErrorBoundary>
+          <Router>
+            <Route path="/" component={Home} />
+            <Route path="/sql" component={Sql} />
+            <Route path="/settings" component={Settings} />
+            <Route path="/settings/:section" component={Settings} />
+            <Route default component={NotFound} />
+          </Router>
+        </ErrorBoundary>
+      </Shell>
+    </SessionContext.Provider>
+  );
+}
+
+export function App() {
+  return (
+    <LocationProvider>
+      <Router>
+        <Route path="/login" component={Login} />
+        <Route path="/signup/:inviteId" component={Signup} />
+        <Route default component={SignedIn} />
+      </Router>
+    </LocationProvider>
+  );
+}
