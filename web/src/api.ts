@@ -69,7 +69,10 @@ export async function api<T>(
   }
   if (!res.ok) {
     if (res.status === 401 && !init.quiet401) for (const fn of unauthenticated) fn();
-    throw new ApiFailure(res.status, (data ?? {}) as ApiErrorBody);
+    // A failed background query answers its status rather than an error body.
+    const status = (data as { query_status?: QueryStatus } | undefined)?.query_status;
+    const body = status ? { detail: status.error_message ?? 'The query failed.' } : data;
+    throw new ApiFailure(res.status, (body ?? {}) as ApiErrorBody);
   }
   return data as T;
 }

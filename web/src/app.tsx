@@ -53,14 +53,24 @@ function SignedIn() {
   );
 }
 
+/** Login and invite pages stand alone; every other page needs a session and sits in the shell. */
+function Pages() {
+  const { path } = useLocation();
+  if (path === '/login') return <Login />;
+  if (path.startsWith('/signup/'))
+    return (
+      <Router>
+        <Route path="/signup/:inviteId" component={Signup} />
+        <Route default component={NotFound} />
+      </Router>
+    );
+  return <SignedIn />;
+}
+
 export function App() {
   return (
     <LocationProvider>
-      <Router>
-        <Route path="/login" component={Login} />
-        <Route path="/signup/:inviteId" component={Signup} />
-        <Route default component={SignedIn} />
-      </Router>
+      <Pages />
     </LocationProvider>
   );
 }

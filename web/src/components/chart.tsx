@@ -66,9 +66,14 @@ export function Chart({ x, series, labels, kind = 'line', height = 260, onDrawn,
               label: s.label,
               stroke: PALETTE[i % PALETTE.length],
               width: 2,
-              fill: kind === 'bars' || series.length === 1 ? `${PALETTE[i % PALETTE.length]}33` : undefined,
+              fill:
+                kind === 'bars'
+                  ? `${PALETTE[i % PALETTE.length]}cc`
+                  : series.length === 1
+                    ? `${PALETTE[i % PALETTE.length]}22`
+                    : undefined,
               ...(bars ? { paths: bars } : {}),
-              points: { show: x.length < 60 },
+              points: { show: kind !== 'bars' && x.length < 60 },
             })),
           ],
         };

@@ -5,12 +5,15 @@ import { useHogQL } from '../components/use-query';
 import { useSession } from '../session';
 
 const DAYS = 30;
+// Home is where a new user checks that their first events arrived: never show a cached "nothing".
+const FRESH = { refresh: 'force_blocking' } as const;
 
 function EventsPerDay({ projectId }: { projectId: number }) {
   const { data, error, run } = useHogQL(
     projectId,
     `SELECT toStartOfDay(timestamp) AS day, count() AS events FROM events
      WHERE timestamp >= toStartOfDay(now()) - INTERVAL ${DAYS - 1} DAY GROUP BY day ORDER BY day`,
+    FRESH,
   );
   // Every day of the range gets a bar, so quiet days show as zero rather than disappearing.
   const chart = useMemo(() => {
@@ -45,6 +48,7 @@ function TopEvents({ projectId }: { projectId: number }) {
     projectId,
     `SELECT event, count() AS total FROM events WHERE timestamp >= now() - INTERVAL 7 DAY
      GROUP BY event ORDER BY total DESC LIMIT 10`,
+    FRESH,
   );
   const max = Math.max(1, ...(data?.results ?? []).map((r) => Number(r[1])));
   return (

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
+import { SCOPE_OBJECTS } from '../../../src/domain/scopes';
 import { api, get, type Page, type Team } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { useSession } from '../session';
@@ -87,11 +88,19 @@ interface Key {
   value?: string;
 }
 
+// The server's own list of scope objects (a constant, not a call into the server).
+const READ_ALL = SCOPE_OBJECTS.map((object) => `${object}:read`);
 const SCOPE_PRESETS: Record<string, string[]> = {
-  'Read everything': ['*:read'],
+  'Read everything': READ_ALL,
   'Full access': ['*'],
-  'Query only': ['query:read'],
+  'Run queries only': ['query:read'],
 };
+
+function describeScopes(scopes: string[]) {
+  if (scopes.includes('*')) return 'Full access';
+  if (READ_ALL.every((s) => scopes.includes(s))) return 'Read everything';
+  return scopes.join(', ');
+}
 
 function ApiKeys() {
   const keys = useResource<Key[] | Page<Key>>('/api/personal_api_keys/');
@@ -106,7 +115,7 @@ function ApiKeys() {
     try {
       const key = await api<Key>('POST', '/api/personal_api_keys/', {
         label: data.get('label'),
-        scopes: SCOPE_PRESETS[String(data.get('preset'))] ?? ['*:read'],
+        scopes: SCOPE_PRESETS[String(data.get('preset'))] ?? READ_ALL,
       });
       setCreated(key);
       form.reset();
@@ -178,7 +187,7 @@ function ApiKeys() {
               <td>
                 <code>{k.mask_value}</code>
               </td>
-              <td>{k.scopes.join(', ')}</td>
+              <td>{describeScopes(k.scopes)}</td>
               <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}</td>
               <td>
                 <button type="button" class="link danger" onClick={() => revoke(k)}>

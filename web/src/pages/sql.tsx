@@ -198,6 +198,7 @@ export function Sql() {
 
   const fail = (e: unknown) => {
     setPhase({ kind: 'idle' });
+    setResult(null);
     setError(e);
     const body = e instanceof ApiFailure ? (e.body as { start?: number; end?: number }) : {};
     if (typeof body.start === 'number') editor.current?.markError(body.start, body.end ?? body.start + 1);

@@ -1,0 +1,149 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPasswordByEmail } from '../src/domain/password-change.js';
+import { CHROMIUM, hasChromium, launchChromium } from './helpers/chromium.js';
+import { backend, type Harness, startHarness } from './helpers/harness.js';
+
+if (!hasChromium) console.warn(`console-browser: skipped, no Chromium at ${CHROMIUM}`);
+
+/** Screenshots are artifacts for people to look at; nothing compares pixels. */
+const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
+
+/** The built console in a real browser against a real Burrow: what a new user does first. */
+describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () => {
+  let h: Harness;
+  let base: string;
+  let browser: Browser;
+  const email = 'console-owner@example.com';
+  const password = 'correct horse battery';
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
+    await setPasswordByEmail(h.deps, email, password);
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  async function shot(page: Page, name: string) {
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  }
+
+  async function sendEvents(count: number) {
+    const now = Date.now();
+    const batch = Array.from({ length: count }, (_, i) => ({
+      event: i % 3 === 0 ? 'signed up' : '$pageview',
+      distinct_id: `user-${i % 7}`,
+      timestamp: new Date(now - (i % 10) * 86_400_000 - i * 1000).toISOString(),
+      properties: { $current_url: `https://shop.example/p/${i}`, plan: i % 2 ? 'pro' : 'free' },
+    }));
+    const res = await fetch(`${base}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: h.boot.project_api_key, batch }),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it('logs in, shows events on Home, runs SQL with a chart, manages keys; wide, narrow and dark', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+
+    // Not logged in: any page sends the browser to the login form.
+    await page.goto(`${base}/sql`);
+    await page.waitForURL(/\/login\?next=%2Fsql/);
+    await shot(page, 'login');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid email or password');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${base}/sql`);
+
+    // Home: the snippet names this server and the token; events sent now show up.
+    await page.getByRole('link', { name: 'Home' }).click();
+    await expect.poll(() => page.locator('pre.code').textContent()).toContain(h.boot.project_api_key);
+    expect(await page.locator('pre.code').textContent()).toContain(`api_host: '${base}'`);
+    await sendEvents(120);
+    await expect
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 })
+      .toMatch(/Events are arriving/);
+    await page.reload();
+    await expect.poll(() => page.locator('.bars-list li').count(), { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => page.locator('.chart canvas').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.feed li').count()).toBeGreaterThan(0);
+    await shot(page, 'home');
+
+    // SQL: run with the keyboard, see rows, switch to the chart.
+    await page.getByRole('link', { name: 'SQL' }).click();
+    const editor = page.locator('.cm-content');
+    await editor.click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type(
+      "SELECT toStartOfDay(timestamp) AS day, count() AS events FROM events WHERE event = '$pageview' GROUP BY day ORDER BY day",
+    );
+    await page.keyboard.press('Control+Enter');
+    await expect
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 })
+      .toMatch(/rows in/);
+    expect(await page.locator('.data-table .trow').count()).toBeGreaterThan(0);
+    await page.getByRole('tab', { name: 'Chart' }).click();
+    await expect.poll(() => page.locator('.chart canvas').count()).toBeGreaterThan(0);
+    await shot(page, 'sql');
+
+    // An error is shown in place, in HogQL's words.
+    await editor.click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('SELECT nope FROM events');
+    await page.getByRole('button', { name: /Run/ }).click();
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 }).toMatch(/nope/);
+    await shot(page, 'sql-error');
+
+    // Settings: a key is created and its secret shown once.
+    await page.goto(`${base}/settings/keys`);
+    await page.getByLabel('Label').fill('from the console');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByLabel('New API key').inputValue();
+    expect(secret).toMatch(/^phx_/);
+    const me = await fetch(`${base}/api/users/@me/`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(me.status).toBe(200);
+    await shot(page, 'settings-keys');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => page.locator('table.simple tbody tr').count()).toBeGreaterThan(0);
+    expect(await page.content()).not.toContain(secret);
+
+    // Narrow screen: the navigation folds behind a menu button.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/`);
+    await expect.poll(() => page.getByRole('button', { name: 'Menu' }).isVisible()).toBe(true);
+    await shot(page, 'home-narrow');
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Settings' }).isVisible()).toBe(true);
+    await context.close();
+
+    // Dark mode follows the system setting.
+    const dark = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      colorScheme: 'dark',
+      storageState: await context.storageState().catch(() => undefined),
+    });
+    const darkPage = await dark.newPage();
+    await darkPage.goto(`${base}/login`);
+    const background = await darkPage.evaluate('getComputedStyle(document.documentElement).backgroundColor');
+    expect(background).toBe('rgb(22, 19, 15)');
+    await shot(darkPage, 'login-dark');
+    await dark.close();
+    expect(consoleErrors.filter((e) => !/401|Failed to load resource/.test(e))).toEqual([]);
+  }, 120_000);
+});
