@@ -76,6 +76,7 @@ export function SqlEditor({
         autocompletion({ override: undefined }),
         StandardSQL.language.data.of({ autocomplete: hogqlCompletions(vocabulary) }),
         placeholder('SELECT event, count() FROM events GROUP BY event'),
+        EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': 'HogQL query' }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) onChange?.(u.state.doc.toString());

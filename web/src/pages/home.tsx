@@ -127,20 +127,18 @@ function Snippet({ projectId, token }: { projectId: number; token: string }) {
         {html}
       </pre>
       <div class="row">
-        <button type="button" onClick={copy}>
+        <button type="button" class="nowrap" onClick={copy}>
           {copied ? 'Copied' : 'Copy snippet'}
         </button>
-        <span class="muted small">
-          npm:{' '}
-          <code>
-            posthog.init('{token}', {'{'} api_host: '{host}' {'}'})
-          </code>
-        </span>
+        <span class="muted small">Or from npm (posthog-js), in your app's code:</span>
       </div>
+      <pre class="code small">{`posthog.init('${token}', { api_host: '${host}' })`}</pre>
       <p class={`status ${recent > 0 ? 'ok' : 'waiting'}`} role="status" data-since={since}>
-        {recent > 0
-          ? `Events are arriving: ${recent.toLocaleString()} in the last hour.`
-          : 'Waiting for the first event…'}
+        {!check.data
+          ? 'Checking for events…'
+          : recent > 0
+            ? `Events are arriving: ${recent.toLocaleString()} in the last hour.`
+            : 'Waiting for the first event…'}
       </p>
     </section>
   );
