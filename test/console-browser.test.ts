@@ -73,8 +73,8 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
 
     // Home: the snippet names this server and the token; events sent now show up.
     await page.getByRole('link', { name: 'Home' }).click();
-    await expect.poll(() => page.locator('pre.code').textContent()).toContain(h.boot.project_api_key);
-    expect(await page.locator('pre.code').textContent()).toContain(`api_host: '${base}'`);
+    await expect.poll(() => page.locator('pre.code').first().textContent()).toContain(h.boot.project_api_key);
+    expect(await page.locator('pre.code').first().textContent()).toContain(`api_host: '${base}'`);
     await sendEvents(120);
     await expect
       .poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 })
@@ -109,6 +109,33 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await page.getByRole('button', { name: /Run/ }).click();
     await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 }).toMatch(/nope/);
     await shot(page, 'sql-error');
+
+    // Insights: Trends draws a chart; a two-step funnel shows its conversion.
+    await page.getByRole('link', { name: 'Insights' }).click();
+    await expect.poll(() => page.locator('.chart canvas').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.getByLabel('Breakdown by event property').fill('plan');
+    await page.getByLabel('Breakdown by event property').press('Tab');
+    await expect
+      .poll(() => page.locator('table.simple tbody tr').allTextContents(), { timeout: 20_000 })
+      .toEqual(expect.arrayContaining([expect.stringMatching(/^free/), expect.stringMatching(/^pro/)]));
+    await shot(page, 'insights-trends');
+    await page.getByRole('tab', { name: 'Funnels' }).click();
+    await page.getByLabel('Breakdown by event property').fill('');
+    await page.getByLabel('Step 2').fill('signed up');
+    await page.getByLabel('Step 2').press('Tab');
+    await expect.poll(() => page.locator('.funnel li').count(), { timeout: 20_000 }).toBe(2);
+    await shot(page, 'insights-funnel');
+    for (const kind of ['Retention', 'Lifecycle', 'Stickiness', 'Paths']) {
+      await page.getByRole('tab', { name: kind }).click();
+      await expect
+        .poll(() => page.locator('.chart canvas, .svg-chart svg, table.retention, p.muted').count(), {
+          timeout: 20_000,
+        })
+        .toBeGreaterThan(0);
+      await expect.poll(() => page.getByRole('status').count()).toBe(0);
+      await shot(page, `insights-${kind.toLowerCase()}`);
+    }
+    expect(await page.getByRole('alert').count()).toBe(0);
 
     // Settings: a key is created and its secret shown once.
     await page.goto(`${base}/settings/keys`);

@@ -11,7 +11,16 @@ import type { ApiPlugin } from './context.js';
  * by this process. Its pages are client-side routes, so each one answers index.html; everything
  * else it needs is under /assets/ with content-hashed names, cached for a year.
  */
-export const CONSOLE_PAGES = ['/', '/login', '/signup/*', '/sql', '/settings', '/settings/*'];
+export const CONSOLE_PAGES = [
+  '/',
+  '/login',
+  '/signup/*',
+  '/sql',
+  '/insights',
+  '/insights/*',
+  '/settings',
+  '/settings/*',
+];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

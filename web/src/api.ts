@@ -139,3 +139,49 @@ export function hogql(projectId: number, query: string, signal?: AbortSignal) {
     { signal },
   );
 }
+
+export interface RunProgress {
+  rowsRead: number;
+  elapsedMs: number;
+}
+
+/**
+ * Runs any query node in the background and polls its status, so long work shows progress and can
+ * be cancelled (`signal`): the console never holds a request open for a slow query.
+ */
+export async function runQuery<T = HogQLResult>(
+  projectId: number,
+  query: object,
+  options: { signal?: AbortSignal; onProgress?: (p: RunProgress) => void; refresh?: string } = {},
+): Promise<T> {
+  const base = `/api/environments/${projectId}/query`;
+  const started = performance.now();
+  const first = await api<T & { query_status?: QueryStatus | null }>(
+    'POST',
+    `${base}/`,
+    { query, refresh: options.refresh ?? 'lazy_async' },
+    { signal: options.signal },
+  );
+  let status = first.query_status;
+  if (!status || status.complete) return (status?.results as T | undefined) ?? first;
+  const id = status.id;
+  const cancel = () => void api('DELETE', `${base}/${id}/`).catch(() => undefined);
+  options.signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    for (let wait = 100; ; wait = Math.min(wait * 1.5, 1000)) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (options.signal?.aborted) throw new DOMException('Cancelled', 'AbortError');
+      ({ query_status: status } = await get<{ query_status: QueryStatus }>(
+        `${base}/${id}/?show_progress=true`,
+      ));
+      if (status.error) throw new ApiFailure(400, { detail: status.error_message ?? 'The query failed.' });
+      if (status.complete) return status.results as T;
+      options.onProgress?.({
+        rowsRead: status.query_progress?.rows_read ?? 0,
+        elapsedMs: performance.now() - started,
+      });
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', cancel);
+  }
+}

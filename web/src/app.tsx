@@ -10,6 +10,7 @@ import { SessionContext } from './session';
 // Pages beyond the first screen load when opened, so the first paint only pays for Home.
 const Home = lazy(() => import('./pages/home').then((m) => m.Home));
 const Sql = lazy(() => import('./pages/sql').then((m) => m.Sql));
+const Insights = lazy(() => import('./pages/insights').then((m) => m.Insights));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
 
@@ -43,6 +44,7 @@ function SignedIn() {
           <Router>
             <Route path="/" component={Home} />
             <Route path="/sql" component={Sql} />
+            <Route path="/insights" component={Insights} />
             <Route path="/settings" component={Settings} />
             <Route path="/settings/:section" component={Settings} />
             <Route default component={NotFound} />

@@ -6,6 +6,7 @@ import { useSession } from '../session';
 
 const NAV = [
   { href: '/', label: 'Home' },
+  { href: '/insights', label: 'Insights' },
   { href: '/sql', label: 'SQL' },
   { href: '/settings', label: 'Settings' },
 ];

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { lazy } from 'preact-iso';
-import { ApiFailure, api, get, type HogQLResult, type QueryStatus } from '../api';
+import { ApiFailure, api, type HogQLResult, runQuery } from '../api';
 import { Chart } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { ErrorNote } from '../components/error-note';
@@ -82,10 +82,7 @@ const FUNCTIONS = [
   'formatDateTime',
 ];
 
-type Phase =
-  | { kind: 'idle' }
-  | { kind: 'running'; id: string; rows: number; started: number }
-  | { kind: 'done'; ms: number };
+type Phase = { kind: 'idle' } | { kind: 'running'; rows: number } | { kind: 'done'; ms: number };
 
 /** Numeric columns after the first become series; the first column is the axis. */
 function chartOf(result: HogQLResult) {
@@ -127,7 +124,7 @@ export function Sql() {
     eventNames: [],
     propertyNames: [],
   });
-  const polling = useRef(0);
+  const abort = useRef<AbortController | null>(null);
 
   // Event and property names for autocomplete come from the data itself.
   useEffect(() => {
@@ -151,7 +148,7 @@ export function Sql() {
         vocabulary.current.propertyNames = r.results.map((row) => String(row[0]));
       })
       .catch(() => undefined);
-    return () => clearTimeout(polling.current);
+    return () => abort.current?.abort();
   }, [team.id]);
 
   const run = async () => {
@@ -159,58 +156,32 @@ export function Sql() {
     if (!query.trim() || phase.kind === 'running') return;
     localStorage.setItem(STORAGE_KEY, query);
     setError(null);
+    const controller = new AbortController();
+    abort.current = controller;
     const started = performance.now();
+    setPhase({ kind: 'running', rows: 0 });
     try {
-      const first = await api<HogQLResult>('POST', `${base}/`, {
-        query: { kind: 'HogQLQuery', query },
-        refresh: 'force_async',
-      });
-      const status = first.query_status;
-      if (!status || status.complete) return finish(status?.results ?? first, started);
-      setPhase({ kind: 'running', id: status.id, rows: 0, started });
-      poll(status.id, started);
+      const data = await runQuery(
+        team.id,
+        { kind: 'HogQLQuery', query },
+        {
+          refresh: 'force_async',
+          signal: controller.signal,
+          onProgress: (p) => setPhase({ kind: 'running', rows: p.rowsRead }),
+        },
+      );
+      setResult(data);
+      setPhase({ kind: 'done', ms: performance.now() - started });
     } catch (e) {
-      fail(e);
+      setPhase({ kind: 'idle' });
+      setResult(null);
+      setError((e as Error).name === 'AbortError' ? new Error('Query cancelled.') : e);
+      const body = e instanceof ApiFailure ? (e.body as { start?: number; end?: number }) : {};
+      if (typeof body.start === 'number') editor.current?.markError(body.start, body.end ?? body.start + 1);
     }
   };
 
-  const poll = (id: string, started: number) => {
-    polling.current = window.setTimeout(async () => {
-      try {
-        const { query_status: status } = await get<{ query_status: QueryStatus }>(
-          `${base}/${id}/?show_progress=true`,
-        );
-        if (status.error)
-          return fail(new ApiFailure(400, { detail: status.error_message ?? 'The query failed.' }));
-        if (status.complete && status.results) return finish(status.results, started);
-        setPhase({ kind: 'running', id, rows: status.query_progress?.rows_read ?? 0, started });
-        poll(id, started);
-      } catch (e) {
-        fail(e);
-      }
-    }, 250);
-  };
-
-  const finish = (data: HogQLResult, started: number) => {
-    setResult(data);
-    setPhase({ kind: 'done', ms: performance.now() - started });
-  };
-
-  const fail = (e: unknown) => {
-    setPhase({ kind: 'idle' });
-    setResult(null);
-    setError(e);
-    const body = e instanceof ApiFailure ? (e.body as { start?: number; end?: number }) : {};
-    if (typeof body.start === 'number') editor.current?.markError(body.start, body.end ?? body.start + 1);
-  };
-
-  const cancel = async () => {
-    if (phase.kind !== 'running') return;
-    clearTimeout(polling.current);
-    await api('DELETE', `${base}/${phase.id}/`).catch(() => undefined);
-    setPhase({ kind: 'idle' });
-    setError(new Error('Query cancelled.'));
-  };
+  const cancel = () => abort.current?.abort();
 
   const chart = useMemo(() => (result ? chartOf(result) : null), [result]);
   const initial = localStorage.getItem(STORAGE_KEY) ?? DEFAULT_QUERY;
