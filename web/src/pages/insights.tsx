@@ -174,6 +174,15 @@ function TrendsView({ results, onDrawn }: { results: TrendResult[]; onDrawn?: (m
   );
 }
 
+/** Seconds as people say them: 45s, 12m 5s, 6h 52m, 3d 4h. */
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}
+
 function FunnelView({ steps }: { steps: FunnelStep[] }) {
   const first = steps[0]?.count ?? 0;
   if (steps.length === 0) return <p class="muted">No data for this range.</p>;
@@ -199,7 +208,7 @@ function FunnelView({ steps }: { steps: FunnelStep[] }) {
               <span class="muted small">
                 {prev ? (100 - (s.count / prev) * 100).toFixed(1) : '0'}% dropped after step {i}
                 {s.average_conversion_time
-                  ? ` · average ${Math.round(s.average_conversion_time)} s to convert`
+                  ? ` · average ${duration(s.average_conversion_time)} to convert`
                   : ''}
               </span>
             )}
@@ -446,7 +455,7 @@ export function Insights() {
                     </select>
                   </label>
                 )}
-                {form.series.length > (form.kind === 'Funnels' ? 2 : 1) && (
+                {Math.min(form.series.length, maxSeries) > (form.kind === 'Funnels' ? 2 : 1) && (
                   <button
                     type="button"
                     class="link"
