@@ -1,4 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,17 +21,48 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
   const email = 'console-owner@example.com';
   const password = 'correct horse battery';
 
+  let site: Server;
+  let siteUrl: string;
+
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
     await setPasswordByEmail(h.deps, email, password);
     base = await h.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
+    // A customer's site on another origin, with the unmodified posthog-js bundle pointed at Burrow.
+    const bundle = readFileSync(createRequire(import.meta.url).resolve('posthog-js/dist/array.full.js'));
+    site = createServer((req, res) => {
+      if (req.url === '/posthog.js') {
+        res.writeHead(200, { 'content-type': 'text/javascript' });
+        return res.end(bundle);
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><html><body><h1>Shop</h1><button id="buy">Buy</button>
+<script src="/posthog.js"></script>
+<script>
+  posthog.init(${JSON.stringify(h.boot.project_api_key)}, {
+    api_host: ${JSON.stringify(base)}, autocapture: true, disable_session_recording: false,
+    opt_out_useragent_filter: true, enable_recording_console_log: true,
+  });
+</script></body></html>`);
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
   });
   afterAll(async () => {
     await browser?.close();
+    await new Promise((resolve) => site?.close(resolve));
     await h?.close();
   });
+
+  async function logIn(page: Page) {
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${base}/`);
+  }
 
   async function shot(page: Page, name: string) {
     await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -172,5 +205,62 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await shot(darkPage, 'login-dark');
     await dark.close();
     expect(consoleErrors.filter((e) => !/401|Failed to load resource/.test(e))).toEqual([]);
+  }, 120_000);
+
+  it('replays a session recorded by posthog-js, with its events and console beside it', async () => {
+    await h.request('PATCH', `/api/projects/${h.boot.project_id}/`, {
+      body: { session_recording_opt_in: true },
+    });
+    const visitor = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+    const shop = await visitor.newPage();
+    await shop.goto(siteUrl);
+    await shop.waitForFunction('window.posthog && window.posthog.__loaded === true');
+    for (let i = 0; i < 3; i++) {
+      await shop.click('#buy');
+      await shop.waitForTimeout(400);
+    }
+    await shop.evaluate("console.error('checkout widget failed to load')");
+    await shop.waitForTimeout(300);
+    await shop.goto('about:blank'); // leaving flushes the recorder's buffer
+    await visitor.close();
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await logIn(page);
+    await page.getByRole('link', { name: 'Recordings' }).click();
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await page
+            .waitForSelector('table.simple tbody tr, main p.muted, .error-note', { timeout: 15_000 })
+            .catch(async (e) => {
+              await shot(page, 'recordings-failed');
+              throw e;
+            });
+          return page.locator('table.simple tbody tr').count();
+        },
+        { timeout: 30_000, interval: 1000 },
+      )
+      .toBeGreaterThan(0);
+    await shot(page, 'recordings');
+    await page.locator('table.simple tbody tr a').first().click();
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Play' }).isVisible(), { timeout: 20_000 })
+      .toBe(true);
+    await expect.poll(() => page.locator('.stage iframe').count()).toBe(1);
+    await page.getByRole('button', { name: 'Play' }).click();
+    await page.waitForTimeout(1500);
+    expect(Number(await page.getByLabel('Position').inputValue())).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.locator('.timeline li').allTextContents())
+      .toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('$pageview'),
+          expect.stringContaining('checkout widget failed'),
+        ]),
+      );
+    await shot(page, 'recording-player');
+    await context.close();
   }, 120_000);
 });

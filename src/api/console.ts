@@ -14,12 +14,7 @@ import type { ApiPlugin } from './context.js';
 export const CONSOLE_PAGES = [
   '/',
   '/login',
-  '/signup/*',
-  '/sql',
-  '/insights',
-  '/insights/*',
-  '/settings',
-  '/settings/*',
+  ...['signup', 'sql', 'insights', 'recordings', 'settings'].flatMap((p) => [`/${p}`, `/${p}/*`]),
 ];
 
 const TYPES: Record<string, string> = {
@@ -40,9 +35,10 @@ export const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
+  // A replay rebuilds the recorded page, whose images and fonts live on the recorded site.
+  "img-src 'self' data: blob: https: http:",
   "connect-src 'self'",
-  "font-src 'self'",
+  "font-src 'self' data: https: http:",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -11,6 +11,8 @@ import { SessionContext } from './session';
 const Home = lazy(() => import('./pages/home').then((m) => m.Home));
 const Sql = lazy(() => import('./pages/sql').then((m) => m.Sql));
 const Insights = lazy(() => import('./pages/insights').then((m) => m.Insights));
+const Recordings = lazy(() => import('./pages/recordings').then((m) => m.Recordings));
+const RecordingPlayer = lazy(() => import('./pages/recordings').then((m) => m.RecordingPlayer));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
 
@@ -45,6 +47,8 @@ function SignedIn() {
             <Route path="/" component={Home} />
             <Route path="/sql" component={Sql} />
             <Route path="/insights" component={Insights} />
+            <Route path="/recordings" component={Recordings} />
+            <Route path="/recordings/:id" component={RecordingPlayer} />
             <Route path="/settings" component={Settings} />
             <Route path="/settings/:section" component={Settings} />
             <Route default component={NotFound} />

@@ -8,6 +8,7 @@ const NAV = [
   { href: '/', label: 'Home' },
   { href: '/insights', label: 'Insights' },
   { href: '/sql', label: 'SQL' },
+  { href: '/recordings', label: 'Recordings' },
   { href: '/settings', label: 'Settings' },
 ];
 
