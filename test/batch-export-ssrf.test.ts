@@ -19,8 +19,8 @@ import { createDestinationDb, type DestinationDb } from './helpers/export-destin
 import { drain, insertArrived, schedulerFor, testClock } from './helpers/export-fixtures.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 
-// A documentation address (TEST-NET-2): public as far as the policy knows, and never connected to.
-const PUBLIC = '198.51.100.7';
+// A global unicast address the policy allows; these tests never connect to it.
+const PUBLIC = '8.8.4.4';
 const PRIVATE_MESSAGE = (host: string) =>
   `Destination host '${host}' is on a private network; set BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS=true to allow it`;
 

@@ -55,6 +55,45 @@ describe(`burrow CLI (${backend})`, () => {
     await stores.close();
   });
 
+  it('issues a pending invite a fresh token, which then accepts it', async () => {
+    const key = JSON.parse((await cli('keys', 'create', '--label', 'inv', '--scopes', '*')).output).value;
+    const config = loadConfig({ ...(await env()), AUTH_CACHE_TTL_MS: '0' });
+    const stores = await openStores(config);
+    const app = await buildApp({ config, meta: stores.meta, events: stores.events });
+    try {
+      const invite = await app.inject({
+        method: 'POST',
+        url: '/api/organizations/@current/invites/',
+        headers: { authorization: `Bearer ${key}` },
+        payload: { target_email: 'cli-invitee@example.com', send_email: false },
+      });
+      expect(invite.statusCode).toBe(201);
+      const id = invite.json().id;
+      const link = await cli('invites', 'link', id);
+      expect(link.code).toBe(0);
+      const out = JSON.parse(link.output);
+      expect(out).toMatchObject({
+        invite: id,
+        url: expect.stringMatching(new RegExp(`/api/signup/${id}/$`)),
+      });
+      expect(out.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const accept = (token: string) =>
+        app.inject({
+          method: 'POST',
+          url: `/api/signup/${id}/`,
+          payload: { token, first_name: 'Cli', password: 'a long password' },
+        });
+      expect((await accept('not-it')).json()).toMatchObject({ code: 'invalid_token' });
+      expect((await accept(out.token)).statusCode).toBe(201);
+      const again = await cli('invites', 'link', id);
+      expect(again.code).toBe(2);
+      expect(again.output).toContain(`no pending invite ${id}`);
+    } finally {
+      await app.close();
+      await stores.close();
+    }
+  });
+
   it('explains bad input and exits non-zero', async () => {
     const badScope = await cli('keys', 'create', '--label', 'x', '--scopes', 'nope:read');
     expect(badScope.code).toBe(1);

@@ -51,11 +51,15 @@ describe(`invite emails over real SMTP (${backend})`, () => {
     expect(mail!.text).toContain('as administrator');
     expect(mail!.text).toContain('> Welcome aboard!\n> See you.');
 
-    // The link in the mail is the way in: the invitee signs up there and is a member.
+    // The link and the token in the mail are the way in: the invitee signs up there and is a member.
+    const token = /^ {2}token: (\S+)$/m.exec(mail!.text)?.[1];
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(mail!.text).toContain(`"token": "${token}"`);
+    expect(JSON.stringify(invite)).not.toContain(token);
     const path = new URL(link).pathname;
     const signup = await h.request('POST', path, {
       key: null,
-      body: { first_name: 'Ada', password: 'analytical engine' },
+      body: { token, first_name: 'Ada', password: 'analytical engine' },
     });
     expect(signup.statusCode).toBe(201);
     expect(signup.json()).toMatchObject({

@@ -113,7 +113,7 @@ describe('invite rules', () => {
     } as InviteRecord;
     const org = { name: 'Evil\r\nBcc: victim@example.com' } as OrganizationRecord;
     const inviter = { firstName: 'Mal\nlory', lastName: '', email: 'm@example.com' } as UserRecord;
-    const email = inviteEmail(invite, org, inviter, 'https://burrow.example.com/');
+    const email = inviteEmail(invite, 'the-token', org, inviter, 'https://burrow.example.com/');
     expect(email.subject).toBe('Mal lory invited you to join Evil Bcc: victim@example.com on Burrow');
     expect(email.text).toContain(`https://burrow.example.com/api/signup/${invite.id}/`);
     expect(email.text).toContain('expires on Thu, 04 Jan 2024 00:00:00 GMT');

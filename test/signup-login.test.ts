@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reissueInviteToken } from '../src/domain/invite-token.js';
 import { ADMIN } from '../src/domain/levels.js';
 import { csrfTokenFor } from '../src/domain/sessions.js';
 import { NOT_FOUND, UUID } from './helpers/bodies.js';
@@ -45,8 +46,15 @@ describe(`signup through an invite, login and sessions (${backend})`, () => {
     expect(res.statusCode).toBe(201);
     return { id: res.json().id as string, email: target_email };
   }
-  const signup = (id: string, body: unknown, headers: Record<string, string> = {}) =>
-    h.request('POST', `/api/signup/${id}/`, { key: null, body, headers });
+  /** Accepts with the invite's token (issued as the operator's `invites link` does) unless the body has one. */
+  const signup = async (id: string, body: object, headers: Record<string, string> = {}) => {
+    const token = 'token' in body ? null : await reissueInviteToken(h.deps, id);
+    return h.request('POST', `/api/signup/${id}/`, {
+      key: null,
+      body: token ? { token, ...body } : body,
+      headers,
+    });
+  };
   const login = (email: string, password: string, ip = '10.0.0.1') =>
     h.app.inject({ method: 'POST', url: '/api/login/', payload: { email, password }, remoteAddress: ip });
   // The console's requests: the session cookie, and on unsafe methods the CSRF header derived from it.

@@ -22,6 +22,9 @@ const InviteInfo = Type.Object({
 
 const SignupBody = Type.Object(
   {
+    token: Type.Optional(
+      Type.String({ maxLength: 256, description: 'The invite token from the invite email (required)' }),
+    ),
     first_name: Type.Optional(Type.String({ minLength: 1, maxLength: 150 })),
     last_name: Type.Optional(Type.String({ maxLength: 150 })),
     password: Type.Optional(Type.String({ minLength: 8, maxLength: 128 })),
@@ -38,7 +41,10 @@ const Joined = Type.Object({
   level: Type.Integer(),
 });
 
-/** PostHog's invite signup: public, the invite id (an unguessable uuid) is the credential. */
+/**
+ * PostHog's invite signup, public. The invite id is not a credential (every member lists invites):
+ * accepting also needs the token only the invite email carries.
+ */
 export const signupRoutes: ApiPlugin = async (app, { deps }) => {
   app.get(
     '/api/signup/:invite_id/',
@@ -70,10 +76,11 @@ export const signupRoutes: ApiPlugin = async (app, { deps }) => {
       config: { scope: PUBLIC },
       schema: {
         tags,
-        summary: 'Accept an invite: create the account (first_name, password) and join',
+        summary: 'Accept an invite: create the account (token, first_name, password) and join',
         description:
-          'Logged in (session cookie) as the invited address, the existing account joins instead and ' +
-          'no password is needed. A new account is logged in at once (session cookie).',
+          'The body carries the invite token from the invite email. Logged in (session cookie) as the ' +
+          'invited address, the existing account joins instead and no password is needed. A new account ' +
+          'is logged in at once (session cookie).',
         params: Params,
         body: SignupBody,
         response: { 201: Joined },

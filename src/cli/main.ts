@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { bootstrap } from '../domain/bootstrap.js';
 import type { MetaDeps } from '../domain/deps.js';
 import { ApiError } from '../domain/errors.js';
+import { reissueInviteToken } from '../domain/invite-token.js';
+import { signupUrl } from '../domain/mail.js';
 import { setPasswordByEmail } from '../domain/password-change.js';
 import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
@@ -25,6 +27,9 @@ Commands:
   password [--email <user>]
                      set a user's password for logging in to the console (asked on a terminal,
                      else read from standard input); ends that user's sessions
+  invites link <invite-id>
+                     a new token for a pending invite (the old one stops working) and where to
+                     post it: for invites sent without email (no SMTP_URL, or send_email false)
   migrate            apply metadata migrations and exit
   bootstrap          create the default organization if the store is empty (writes bootstrap.json)
 
@@ -90,6 +95,13 @@ async function run(argv: string[]): Promise<number> {
       const email = values.email ?? config.adminEmail;
       const user = await setPasswordByEmail(deps, email, await readPassword());
       print({ email: user.email, password_set: true, login: `http://${config.host}:${config.port}/login` });
+      return 0;
+    }
+    if (command === 'invites' && sub === 'link' && arg) {
+      const token = await reissueInviteToken(deps, arg);
+      if (!token) throw new UsageError(`no pending invite ${arg}`);
+      const base = config.siteUrl ?? `http://127.0.0.1:${config.port}`;
+      print({ invite: arg.toLowerCase(), url: signupUrl(base, arg.toLowerCase()), token });
       return 0;
     }
     if (command !== 'keys' || !sub) throw new UsageError(`unknown command: ${positionals.join(' ')}`);

@@ -10,7 +10,7 @@ import { listOrganizationTeams } from '../store/meta/teams.js';
 import { findUserByEmail, type UserRecord } from '../store/meta/users.js';
 import type { OrganizationAccess } from './access.js';
 import type { MetaDeps } from './deps.js';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, permissionDenied, validationError } from './errors.js';
 import { newUuid } from './ids.js';
 import {
   type InviteInput,
@@ -19,6 +19,7 @@ import {
   type ValidInvite,
   validateInvite,
 } from './invite-rules.js';
+import { newInviteToken } from './invite-token.js';
 import { inviteEmail, type Mailer } from './mail.js';
 import type { Principal } from './principal.js';
 
@@ -46,11 +47,11 @@ async function forItem<T>(index: number | null, run: () => T | Promise<T>): Prom
 async function insertOne(
   db: MetaDb,
   orgId: string,
-  inviterId: number,
+  inviter: { id: number; level: number },
   v: ValidInvite,
   now: Date,
   mail: boolean,
-) {
+): Promise<{ invite: InviteRecord; token: string }> {
   const user = await findUserByEmail(db, v.targetEmail);
   if (user && (await findMembership(db, orgId, user.id))) {
     throw validationError('A user with this email address already belongs to the organization.');
@@ -63,16 +64,21 @@ async function insertOne(
       privateProjectAccess,
       pending.map((i) => i.privateProjectAccess),
     );
+    // Combining must not re-issue someone else's higher invite under this inviter's name.
+    if (level > inviter.level) {
+      throw permissionDenied('You cannot invite a user with a higher permission level than your own.');
+    }
   }
   // One invite per address: a new one always replaces the older ones, expired or not.
   await deleteInvitesForEmail(db, orgId, v.targetEmail);
   const at = now.toISOString();
+  const { token, hash } = newInviteToken();
   const invite: InviteRecord = {
     id: newUuid(),
     organizationId: orgId,
     targetEmail: v.targetEmail,
     firstName: v.firstName,
-    createdById: inviterId,
+    createdById: inviter.id,
     emailingAttemptMade: mail && v.sendEmail,
     level,
     message: v.message,
@@ -80,9 +86,10 @@ async function insertOne(
     acceptedAt: null,
     createdAt: at,
     updatedAt: at,
+    tokenHash: hash,
   };
   await insertInvite(db, invite);
-  return invite;
+  return { invite, token };
 }
 
 /**
@@ -112,18 +119,20 @@ export async function createInvites(
   }
   const now = deps.now();
   const created = await deps.meta.transaction().execute(async (trx) => {
-    const out: InviteRecord[] = [];
+    const out: Array<{ invite: InviteRecord; token: string }> = [];
+    const inviter = { id: principal.user.id, level: access.membership.level };
     for (const [i, v] of valid.entries()) {
-      out.push(
-        await forItem(index(i), () => insertOne(trx, orgId, principal.user.id, v, now, !!options.mailer)),
-      );
+      out.push(await forItem(index(i), () => insertOne(trx, orgId, inviter, v, now, !!options.mailer)));
     }
     return out;
   });
-  for (const invite of created) {
+  // The secret goes into the invitee's email and nowhere else (not the response).
+  for (const { invite, token } of created) {
     if (invite.emailingAttemptMade) {
-      options.mailer?.deliver(inviteEmail(invite, access.organization, principal.user, options.baseUrl));
+      options.mailer?.deliver(
+        inviteEmail(invite, token, access.organization, principal.user, options.baseUrl),
+      );
     }
   }
-  return created.map((i) => ({ ...i, createdBy: principal.user, isExpired: false }));
+  return created.map(({ invite }) => ({ ...invite, createdBy: principal.user, isExpired: false }));
 }

@@ -26,8 +26,16 @@ const oneLine = (value: string) => value.replace(/[\r\n\t]+/g, ' ').trim();
 export const signupUrl = (baseUrl: string, inviteId: string) =>
   `${baseUrl.replace(/\/+$/, '')}/api/signup/${inviteId}/`;
 
+/**
+ * The console's signup page. The token travels in the fragment, which browsers never send to a
+ * server: it stays out of access logs, proxies and Referer headers.
+ */
+export const consoleSignupUrl = (baseUrl: string, inviteId: string, token: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/signup/${inviteId}#token=${encodeURIComponent(token)}`;
+
 export function inviteEmail(
   invite: InviteRecord,
+  token: string,
   organization: OrganizationRecord,
   inviter: UserRecord,
   baseUrl: string,
@@ -43,12 +51,22 @@ export function inviteEmail(
     }.`,
     ...(invite.message ? ['', 'Their message:', ...invite.message.split(/\r?\n/).map((l) => `> ${l}`)] : []),
     '',
-    'To accept, create your account by posting your name and a password (8 characters or more) to:',
+    'To accept, open this link and choose a password:',
+    '',
+    `  ${consoleSignupUrl(baseUrl, invite.id, token)}`,
+    '',
+    'Or create your account through the API by posting your name, a password (8 characters or more)',
+    'and this invite token to:',
     '',
     `  ${url}`,
     '',
+    `  token: ${token}`,
+    '',
     `  curl -X POST '${url}' -H 'Content-Type: application/json' \\`,
-    `    -d '{"first_name": "Your name", "password": "a long password"}'`,
+    `    -d '{"token": "${token}", "first_name": "Your name", "password": "a long password"}'`,
+    '',
+    'Already have an account here? Send only the token, logged in (session cookie).',
+    'The token is yours alone: whoever has it can join as you.',
     '',
     `A GET on the same address shows the invite. It expires on ${expires.toUTCString()}.`,
   ];

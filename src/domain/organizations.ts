@@ -12,9 +12,10 @@ import type { TeamRecord } from '../store/meta/teams.js';
 import { setUserCurrent } from '../store/meta/users.js';
 import type { OrganizationAccess } from './access.js';
 import type { Deps } from './deps.js';
+import { permissionDenied } from './errors.js';
 import { newUuid, randomBase62 } from './ids.js';
 import { ADMIN, OWNER } from './levels.js';
-import type { Principal } from './principal.js';
+import { isRestrictedKey, keyRestriction, type Principal } from './principal.js';
 import { insertProject, insufficientLevel } from './projects.js';
 import { text } from './validate.js';
 
@@ -81,6 +82,10 @@ export async function createOrganizationFor(
 }
 
 export async function createOrganization(deps: Deps, principal: Principal, input: OrganizationInput) {
+  // A key restricted to some organizations or projects cannot make itself a new one.
+  if (isRestrictedKey(principal)) {
+    throw permissionDenied('API keys with scoped organizations or projects cannot create organizations.');
+  }
   const at = deps.now().toISOString();
   const { organization } = await deps.meta
     .transaction()
@@ -89,7 +94,7 @@ export async function createOrganization(deps: Deps, principal: Principal, input
 }
 
 export function listOrganizations(deps: Deps, principal: Principal, page: { limit: number; offset: number }) {
-  return listUserOrganizations(deps.meta, principal.user.id, page);
+  return listUserOrganizations(deps.meta, principal.user.id, page, keyRestriction(principal).organizations);
 }
 
 export async function updateOrganization(deps: Deps, access: OrganizationAccess, input: OrganizationInput) {

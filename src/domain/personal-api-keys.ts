@@ -13,7 +13,7 @@ import { teamIdsExist } from '../store/meta/teams.js';
 import type { MetaDeps } from './deps.js';
 import { notFound, permissionDenied, validationError } from './errors.js';
 import { hashPersonalApiKey, isUuid, maskKeyValue, newKeyId, newPersonalApiKeyValue } from './ids.js';
-import type { Principal } from './principal.js';
+import { isRestrictedKey, type Principal } from './principal.js';
 import { isValidScope } from './scopes.js';
 import { text } from './validate.js';
 
@@ -113,7 +113,9 @@ export async function getKey(
 ): Promise<PersonalApiKeyRecord> {
   const own = principal.key;
   const keyId = id === '@current' ? own?.id : id;
-  if (own && keyId !== own.id && !own.scopes.includes('*') && own.scopes.length > 0) {
+  // A key reads only itself, as in PostHog; Burrow lets an unrestricted `*` key manage the others.
+  const manages = own && (own.scopes.includes('*') || own.scopes.length === 0) && !isRestrictedKey(principal);
+  if (own && keyId !== own.id && !manages) {
     throw permissionDenied('This action does not support Personal API Key access');
   }
   const key = keyId ? await findUserKey(deps.meta, principal.user.id, keyId) : undefined;

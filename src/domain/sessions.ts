@@ -82,12 +82,12 @@ export async function login(
   clientIp: string,
 ) {
   const email = input.email.trim().toLowerCase();
-  const hits = await Promise.all([
-    counters.hit(`login:ip:${clientIp}`, limits.windowMs),
-    counters.hit(`login:email:${email}`, limits.windowMs),
-  ]);
-  const over = hits.filter((h) => h.count > limits.maxAttempts);
-  if (over.length > 0) throw throttled(Math.max(...over.map((h) => h.resetInMs)));
+  // An address already throttled is refused before its attempt counts against the email: one
+  // client cannot lock someone else's account out by trying it from a throttled address.
+  const ip = await counters.hit(`login:ip:${clientIp}`, limits.windowMs);
+  if (ip.count > limits.maxAttempts) throw throttled(ip.resetInMs);
+  const byEmail = await counters.hit(`login:email:${email}`, limits.windowMs);
+  if (byEmail.count > limits.maxAttempts) throw throttled(byEmail.resetInMs);
 
   const user = email === '' ? undefined : await findUserByEmail(deps.meta, email);
   const ok = await verifyPassword(input.password, user?.passwordHash);

@@ -8,11 +8,14 @@ import type { MetaDeps } from './deps.js';
 import { validationError } from './errors.js';
 import { isUuid, newUuid } from './ids.js';
 import { isExpired, normalizeEmail } from './invite-rules.js';
+import { inviteTokenMatches } from './invite-token.js';
 import { hashPassword } from './passwords.js';
 import type { Principal } from './principal.js';
 import { text } from './validate.js';
 
 export interface SignupInput {
+  /** The invite's secret, from the invite email. */
+  token?: string;
   first_name?: string;
   last_name?: string;
   password?: string;
@@ -59,6 +62,14 @@ export async function acceptInvite(
   caller: Principal | undefined,
 ): Promise<{ user: UserRecord; organization: OrganizationRecord; level: number; created: boolean }> {
   const { invite, organization } = await inviteForSignup(deps, inviteId);
+  // The id is known to every member (they list invites); only the invitee has the token.
+  if (!inviteTokenMatches(invite, required(input.token, 'token'))) {
+    throw validationError(
+      'This invite token is not valid. Use the token from the invite email.',
+      'token',
+      'invalid_token',
+    );
+  }
   const target = invite.targetEmail.toLowerCase();
   const claimed = input.email === undefined ? undefined : normalizeEmail(input.email).toLowerCase();
   if ((claimed !== undefined && claimed !== target) || (caller && caller.user.email !== target)) {

@@ -3,18 +3,29 @@ import { findTeam, listOrganizationTeams } from '../store/meta/teams.js';
 import { findUser, setUserNames } from '../store/meta/users.js';
 import type { Deps } from './deps.js';
 import { changePassword } from './password-change.js';
-import type { Principal } from './principal.js';
+import { keyAllowsOrganization, keyAllowsTeam, keyRestriction, type Principal } from './principal.js';
 
 /** The caller with their current organization and project and every organization they belong to. */
 export async function getMe(deps: Deps, principal: Principal) {
   const { user } = principal;
-  const organizations = await allUserOrganizations(deps.meta, user.id);
+  // A restricted key sees only the organizations and projects it is scoped to.
+  const scopedTeams = (
+    await Promise.all(keyRestriction(principal).teams.map((id) => findTeam(deps.meta, id)))
+  ).filter((t) => t !== undefined);
+  const teamOrgIds = scopedTeams.map((t) => t.organizationId);
+  const organizations = (await allUserOrganizations(deps.meta, user.id)).filter((o) =>
+    keyAllowsOrganization(principal, o.id, teamOrgIds),
+  );
   const organization =
     organizations.find((o) => o.id === user.currentOrganizationId) ?? organizations[0] ?? null;
   let team = user.currentTeamId ? await findTeam(deps.meta, user.currentTeamId) : undefined;
+  if (team && !keyAllowsTeam(principal, team)) team = undefined;
   // A deleted current project falls back to the organization's first one, as PostHog does.
   if (organization && team?.organizationId !== organization.id) {
-    team = (await listOrganizationTeams(deps.meta, organization.id, { limit: 1, offset: 0 })).results[0];
+    const candidates = scopedTeams.length
+      ? scopedTeams.filter((t) => t.organizationId === organization.id)
+      : (await listOrganizationTeams(deps.meta, organization.id, { limit: 1, offset: 0 })).results;
+    team = candidates[0];
   }
   return { user, organization, team: team ?? null, organizations };
 }

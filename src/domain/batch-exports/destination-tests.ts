@@ -44,17 +44,17 @@ export async function runTestStep(
   input: ExportInput & { step?: number },
   stored?: BatchExportRecord,
 ): Promise<StepView> {
-  checkFields(input, !stored);
+  const fields = checkFields(input, !stored);
   const type = supported(deps, input.destination?.type ?? stored?.destinationType);
   if (stored && input.destination?.type !== undefined) destinationType(input.destination.type);
   const destination = deps.destinations[type];
   const given = checkConfig(input.destination?.config ?? {}, destination.fields, false);
   const base = stored && stored.destinationType === type ? fullConfig(deps, stored) : {};
-  // Validated as a saved export would be (PostHog runs the full serializer first).
-  const config = withDefaults(
-    checkConfig({ ...base, ...given }, destination.fields, true),
-    destination.fields,
-  );
+  // Validated as a saved export would be (PostHog runs the full serializer first), host checks
+  // included: a test step connects exactly as a run would.
+  const checked = checkConfig({ ...base, ...given }, destination.fields, true);
+  const model = fields.model ?? stored?.model ?? 'events';
+  const config = withDefaults((await destination.validate?.(checked, model)) ?? checked, destination.fields);
   const index = input.step ?? 0;
   const step = destination.steps[index];
   if (!step) throw validationError(`Step ${index} does not exist.`, 'step');

@@ -1,7 +1,7 @@
 import { lookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { validationError } from '../errors.js';
-import { isPrivate } from './network-blocklist.js';
+import { isForbiddenAddress } from './network-ranges.js';
 
 /**
  * SSRF protection for destinations: unless private networks are allowed, a destination host must
@@ -54,6 +54,7 @@ async function resolve(policy: NetworkPolicy, host: string): Promise<Address[]> 
  * second time could answer differently (DNS rebinding).
  */
 export async function checkedAddresses(policy: NetworkPolicy, host: string): Promise<Address[]> {
+  assertNotSocket(policy, host);
   const bare = host.replace(/^\[|\]$/g, '');
   let addresses: Address[];
   try {
@@ -61,7 +62,7 @@ export async function checkedAddresses(policy: NetworkPolicy, host: string): Pro
   } catch {
     throw new BlockedHostError(`Destination host '${host}' could not be resolved`);
   }
-  if (!policy.allowPrivate && addresses.some((a) => isPrivate(a.address))) {
+  if (!policy.allowPrivate && addresses.some((a) => isForbiddenAddress(a.address))) {
     throw new BlockedHostError(
       `Destination host '${host}' is on a private network; set BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS=true to allow it`,
     );
@@ -69,8 +70,25 @@ export async function checkedAddresses(policy: NetworkPolicy, host: string): Pro
   return addresses;
 }
 
-/** Throws BlockedHostError when `host` resolves to an address the policy forbids. */
+/** Whether `host` names a Unix socket directory (PostgreSQL's `/var/run/postgresql`) rather than a host. */
+export const isSocketPath = (host: string) => host.startsWith('/');
+
+/**
+ * A Unix socket reaches this machine's own services (PostgreSQL as its local superuser, say):
+ * only when private networks are allowed.
+ */
+function assertNotSocket(policy: NetworkPolicy, host: string): void {
+  if (isSocketPath(host) && !policy.allowPrivate) {
+    throw new BlockedHostError(
+      `Destination host '${host}' is a Unix socket on this machine; set BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS=true to allow it`,
+    );
+  }
+}
+
+/** Throws BlockedHostError when `host` resolves to an address the policy forbids (or is a socket path it forbids). */
 export async function assertHostAllowed(policy: NetworkPolicy, host: string): Promise<void> {
+  assertNotSocket(policy, host);
+  if (isSocketPath(host)) return;
   if (policy.allowPrivate && !policy.dnsServers?.length) return;
   await checkedAddresses(policy, host);
 }

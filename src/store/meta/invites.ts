@@ -21,6 +21,8 @@ export interface InviteRecord {
   acceptedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** SHA-256 (hex) of the invite's secret: never listed, never sent anywhere but compared. */
+  tokenHash: string | null;
 }
 
 type Row = {
@@ -36,6 +38,7 @@ type Row = {
   accepted_at: Date | string | null;
   created_at: Date | string;
   updated_at: Date | string;
+  token_hash: string | null;
 };
 
 function toRecord(row: Row): InviteRecord {
@@ -52,6 +55,7 @@ function toRecord(row: Row): InviteRecord {
     acceptedAt: isoOrNull(row.accepted_at),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+    tokenHash: row.token_hash,
   };
 }
 
@@ -127,8 +131,20 @@ export async function insertInvite(db: MetaDb, i: InviteRecord): Promise<void> {
       accepted_at: i.acceptedAt,
       created_at: i.createdAt,
       updated_at: i.updatedAt,
+      token_hash: i.tokenHash,
     })
     .execute();
+}
+
+/** Replaces an invite's secret (the operator's `invites link`); false when it is gone or used. */
+export async function setInviteTokenHash(db: MetaDb, id: string, tokenHash: string): Promise<boolean> {
+  const result = await db
+    .updateTable('organization_invites')
+    .set({ token_hash: tokenHash })
+    .where('id', '=', id)
+    .where('accepted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Marks an invite used; false when another request used it first. */

@@ -106,16 +106,19 @@ export async function countOrganizations(db: MetaDb): Promise<number> {
   return Number(row.n);
 }
 
-/** Organizations the user belongs to, oldest membership first, one page at a time. */
+/** Organizations the user belongs to (of `onlyIds` if given), oldest membership first, one page at a time. */
 export async function listUserOrganizations(
   db: MetaDb,
   userId: number,
   page: { limit: number; offset: number },
+  onlyIds?: string[],
 ): Promise<{ count: number; results: OrganizationWithLevel[] }> {
-  const base = db
+  let base = db
     .selectFrom('organizations')
     .innerJoin('organization_memberships as m', 'm.organization_id', 'organizations.id')
     .where('m.user_id', '=', userId);
+  // A key scoped to some organizations lists only those.
+  if (onlyIds?.length) base = base.where('organizations.id', 'in', onlyIds);
   const [countRow, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     base

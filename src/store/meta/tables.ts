@@ -140,6 +140,8 @@ export interface OrganizationInvitesTable {
   accepted_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** SHA-256 (hex) of the secret the invite email carries; null for invites made before it existed. */
+  token_hash: string | null;
 }
 
 export interface LoginSessionsTable {

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Fixed-window counters for rate limits. In memory they count per process; with Redis every node
@@ -10,19 +11,25 @@ export interface Counters {
   close(): Promise<void>;
 }
 
-export function memoryCounters(now: () => number = Date.now): Counters {
-  const windows = new Map<string, { count: number; resetAt: number }>();
-  const prune = (at: number) => {
-    for (const [key, w] of windows) if (w.resetAt <= at) windows.delete(key);
-  };
+/** How many keys the in-memory counters keep at most (the least recently hit go first). */
+export const MEMORY_COUNTER_KEYS = 100_000;
+
+/**
+ * In memory: an LRU of at most `maxKeys` windows, each expiring with its window, so memory is
+ * bounded and a hit costs O(1) however many keys are tracked. When more keys than that are live,
+ * the least recently hit lose their counts (an attacker rotating that many keys is throttled by the
+ * per-IP key first).
+ */
+export function memoryCounters(now: () => number = Date.now, maxKeys = MEMORY_COUNTER_KEYS): Counters {
+  const windows = new LRUCache<string, { count: number; resetAt: number }>({ max: maxKeys });
   return {
     async hit(key, windowMs) {
       const at = now();
-      if (windows.size > 10_000) prune(at);
       let w = windows.get(key);
       if (!w || w.resetAt <= at) {
         w = { count: 0, resetAt: at + windowMs };
-        windows.set(key, w);
+        // The TTL frees an ended window's memory (lazily); `resetAt` on our clock decides.
+        windows.set(key, w, { ttl: windowMs });
       }
       w.count++;
       return { count: w.count, resetInMs: w.resetAt - at };

@@ -15,13 +15,13 @@ export function Signup() {
   const { params } = useRoute();
   const { query, route } = useLocation();
   const inviteId = params.inviteId ?? '';
-  const token = query.token ?? '';
+  // The emailed link carries the token in the fragment (never sent to servers); ?token= works too.
+  const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? query.token ?? '';
   const [invite, setInvite] = useState<InvitePreview | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const suffix = token ? `?token=${encodeURIComponent(token)}` : '';
   useEffect(() => {
-    get<InvitePreview>(`/api/signup/${encodeURIComponent(inviteId)}/${suffix}`).then(setInvite, setError);
+    get<InvitePreview>(`/api/signup/${encodeURIComponent(inviteId)}/`).then(setInvite, setError);
   }, [inviteId]);
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -29,7 +29,7 @@ export function Signup() {
     setBusy(true);
     setError(null);
     try {
-      await api('POST', `/api/signup/${encodeURIComponent(inviteId)}/${suffix}`, {
+      await api('POST', `/api/signup/${encodeURIComponent(inviteId)}/`, {
         first_name: form.get('first_name'),
         password: form.get('password'),
         ...(token ? { token } : {}),

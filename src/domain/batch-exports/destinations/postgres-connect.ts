@@ -1,6 +1,12 @@
 import { isIP } from 'node:net';
 import pg from 'pg';
-import { checkedAddresses, type NetworkPolicy, pinsConnections } from '../network.js';
+import {
+  assertHostAllowed,
+  checkedAddresses,
+  isSocketPath,
+  type NetworkPolicy,
+  pinsConnections,
+} from '../network.js';
 
 /**
  * A client for the destination. The host is resolved and checked once, and the client connects
@@ -13,8 +19,9 @@ export async function connectPostgres(
 ): Promise<pg.Client> {
   const host = String(config.host);
   let address = host;
-  // A socket directory (`/var/run/postgresql`) has nothing to resolve.
-  if (pinsConnections(policy) && !host.startsWith('/')) {
+  // A socket directory (`/var/run/postgresql`) has nothing to resolve: allowed or refused whole.
+  if (isSocketPath(host)) await assertHostAllowed(policy, host);
+  else if (pinsConnections(policy)) {
     const [first] = await checkedAddresses(policy, host);
     address = first!.address;
   }
