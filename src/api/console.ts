@@ -14,7 +14,10 @@ import type { ApiPlugin } from './context.js';
 export const CONSOLE_PAGES = [
   '/',
   '/login',
-  ...['signup', 'sql', 'insights', 'recordings', 'settings'].flatMap((p) => [`/${p}`, `/${p}/*`]),
+  ...['signup', 'sql', 'insights', 'recordings', 'events', 'people', 'settings'].flatMap((p) => [
+    `/${p}`,
+    `/${p}/*`,
+  ]),
 ];
 
 const TYPES: Record<string, string> = {

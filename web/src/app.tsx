@@ -13,6 +13,9 @@ const Sql = lazy(() => import('./pages/sql').then((m) => m.Sql));
 const Insights = lazy(() => import('./pages/insights').then((m) => m.Insights));
 const Recordings = lazy(() => import('./pages/recordings').then((m) => m.Recordings));
 const RecordingPlayer = lazy(() => import('./pages/recordings').then((m) => m.RecordingPlayer));
+const Events = lazy(() => import('./pages/events').then((m) => m.Events));
+const People = lazy(() => import('./pages/people').then((m) => m.People));
+const PersonPage = lazy(() => import('./pages/people').then((m) => m.PersonPage));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
 
@@ -48,6 +51,9 @@ function SignedIn() {
             <Route path="/sql" component={Sql} />
             <Route path="/insights" component={Insights} />
             <Route path="/recordings" component={Recordings} />
+            <Route path="/events" component={Events} />
+            <Route path="/people" component={People} />
+            <Route path="/people/:id" component={PersonPage} />
             <Route path="/recordings/:id" component={RecordingPlayer} />
             <Route path="/settings" component={Settings} />
             <Route path="/settings/:section" component={Settings} />

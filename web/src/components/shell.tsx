@@ -9,6 +9,8 @@ const NAV = [
   { href: '/insights', label: 'Insights' },
   { href: '/sql', label: 'SQL' },
   { href: '/recordings', label: 'Recordings' },
+  { href: '/events', label: 'Events' },
+  { href: '/people', label: 'People' },
   { href: '/settings', label: 'Settings' },
 ];
 
