@@ -170,6 +170,22 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     }
     expect(await page.getByRole('alert').count()).toBe(0);
 
+    // Events: filter by name and property, open one to see its properties.
+    await page.getByRole('link', { name: 'Events' }).click();
+    await page.getByLabel('Event', { exact: true }).fill('signed up');
+    await page.getByLabel('Property').fill('plan');
+    await page.getByLabel('equals').fill('pro');
+    await page.getByLabel('When').selectOption('-30d');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect
+      .poll(() => page.locator('table.events tbody tr').count(), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    const names = await page.locator('table.events tbody tr td:first-child').allTextContents();
+    expect(new Set(names)).toEqual(new Set(['signed up']));
+    await page.locator('table.events tbody tr button').first().click();
+    await expect.poll(() => page.locator('table.properties').textContent()).toContain('pro');
+    await shot(page, 'events');
+
     // Settings: a key is created and its secret shown once.
     await page.goto(`${base}/settings/keys`);
     await page.getByLabel('Label').fill('from the console');
