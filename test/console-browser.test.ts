@@ -178,10 +178,15 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await page.getByLabel('When').selectOption('-30d');
     await page.getByRole('button', { name: 'Apply' }).click();
     await expect
-      .poll(() => page.locator('table.events tbody tr').count(), { timeout: 20_000 })
-      .toBeGreaterThan(0);
-    const names = await page.locator('table.events tbody tr td:first-child').allTextContents();
-    expect(new Set(names)).toEqual(new Set(['signed up']));
+      .poll(
+        async () => [
+          ...new Set(await page.locator('table.events tbody tr td:first-child').allTextContents()),
+        ],
+        {
+          timeout: 20_000,
+        },
+      )
+      .toEqual(['signed up']);
     await page.locator('table.events tbody tr button').first().click();
     await expect.poll(() => page.locator('table.properties').textContent()).toContain('pro');
     await shot(page, 'events');
@@ -198,6 +203,25 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await page.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => page.locator('table.simple tbody tr').count()).toBeGreaterThan(0);
     expect(await page.content()).not.toContain(secret);
+
+    // Settings: a batch export is created, paused and its runs opened; a domain shows its TXT record.
+    await page.goto(`${base}/settings/exports`);
+    await page.getByLabel('Name', { exact: true }).fill('nightly copy');
+    await page.getByLabel('Destination type').selectOption('NoOp');
+    await page.getByRole('button', { name: 'Create export' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Export created.');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Unpause' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'nightly copy' }).click();
+    await expect.poll(() => page.getByText(/No runs yet|Window/).count()).toBeGreaterThan(0);
+    await shot(page, 'settings-exports');
+    await page.goto(`${base}/settings/domains`);
+    await page.getByLabel('Domain', { exact: true }).fill('shop.example');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await expect
+      .poll(() => page.locator('.domain code').first().textContent())
+      .toBe('_posthog-challenge.shop.example');
+    await shot(page, 'settings-domains');
 
     // Narrow screen: the navigation folds behind a menu button.
     await page.setViewportSize({ width: 390, height: 844 });

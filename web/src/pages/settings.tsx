@@ -4,6 +4,7 @@ import { SCOPE_OBJECTS } from '../../../src/domain/scopes';
 import { api, get, type Page, type Team } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { useSession } from '../session';
+import { BatchExports, Domains } from './settings-exports';
 
 /** Loads a resource and keeps its error beside it; `reload` after a change. */
 function useResource<T>(path: string) {
@@ -376,6 +377,8 @@ const SECTIONS = [
   { id: 'project', label: 'Project', component: Project },
   { id: 'keys', label: 'API keys', component: ApiKeys },
   { id: 'members', label: 'Members', component: Members },
+  { id: 'exports', label: 'Batch exports', component: BatchExports },
+  { id: 'domains', label: 'Domains', component: Domains },
   { id: 'account', label: 'Account', component: Password },
 ];
 
