@@ -14,10 +14,17 @@ import type { ApiPlugin } from './context.js';
 export const CONSOLE_PAGES = [
   '/',
   '/login',
-  ...['signup', 'sql', 'insights', 'recordings', 'events', 'people', 'settings'].flatMap((p) => [
-    `/${p}`,
-    `/${p}/*`,
-  ]),
+  ...[
+    'signup',
+    'sql',
+    'insights',
+    'dashboards',
+    'recordings',
+    'events',
+    'people',
+    'flags',
+    'settings',
+  ].flatMap((p) => [`/${p}`, `/${p}/*`]),
 ];
 
 const TYPES: Record<string, string> = {

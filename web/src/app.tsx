@@ -16,6 +16,8 @@ const RecordingPlayer = lazy(() => import('./pages/recordings').then((m) => m.Re
 const Events = lazy(() => import('./pages/events').then((m) => m.Events));
 const People = lazy(() => import('./pages/people').then((m) => m.People));
 const PersonPage = lazy(() => import('./pages/people').then((m) => m.PersonPage));
+const Dashboards = lazy(() => import('./pages/dashboards').then((m) => m.Dashboards));
+const DashboardPage = lazy(() => import('./pages/dashboards').then((m) => m.DashboardPage));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
 
@@ -50,6 +52,8 @@ function SignedIn() {
             <Route path="/" component={Home} />
             <Route path="/sql" component={Sql} />
             <Route path="/insights" component={Insights} />
+            <Route path="/dashboards" component={Dashboards} />
+            <Route path="/dashboards/:id" component={DashboardPage} />
             <Route path="/recordings" component={Recordings} />
             <Route path="/events" component={Events} />
             <Route path="/people" component={People} />

@@ -7,6 +7,7 @@ import { useSession } from '../session';
 const NAV = [
   { href: '/', label: 'Home' },
   { href: '/insights', label: 'Insights' },
+  { href: '/dashboards', label: 'Dashboards' },
   { href: '/sql', label: 'SQL' },
   { href: '/recordings', label: 'Recordings' },
   { href: '/events', label: 'Events' },

@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiFailure, api, type RunProgress, runQuery } from '../api';
+import { ApiFailure, api, get, type RunProgress, runQuery } from '../api';
 import { Chart } from '../components/chart';
 import { ErrorNote } from '../components/error-note';
 import { Flow, StackedBars } from '../components/svg-charts';
 import { useHogQL } from '../components/use-query';
 import { useSession } from '../session';
 
-const KINDS = ['Trends', 'Funnels', 'Retention', 'Lifecycle', 'Stickiness', 'Paths'] as const;
-type Kind = (typeof KINDS)[number];
+export const KINDS = ['Trends', 'Funnels', 'Retention', 'Lifecycle', 'Stickiness', 'Paths'] as const;
+export type Kind = (typeof KINDS)[number];
 const MATHS = {
   total: 'Total count',
   dau: 'Unique users',
@@ -47,6 +47,42 @@ const node = (event: string, math?: string) => ({
   name: event === '' ? 'All events' : event,
   ...(math ? { math } : {}),
 });
+
+/** The console's kind for a query node (`TrendsQuery` → Trends), or null for other nodes. */
+export function kindOf(query: { kind?: string; source?: { kind?: string } } | null | undefined): Kind | null {
+  const node = query?.kind === 'InsightVizNode' ? query.source : query;
+  const name = node?.kind?.replace(/Query$/, '');
+  return KINDS.find((k) => k === name) ?? null;
+}
+
+/** A saved query back into the form, for the kinds the form builds (fields it lacks are dropped). */
+export function fromQuery(query: Record<string, unknown>): InsightForm | null {
+  const node = (query.kind === 'InsightVizNode' ? query.source : query) as Record<string, unknown>;
+  const kind = kindOf(node as { kind?: string });
+  if (!kind) return null;
+  const series = ((node.series as { event?: string | null; math?: string }[] | undefined) ?? []).map((s) => ({
+    event: s.event ?? '',
+    math: (s.math && s.math in MATHS ? s.math : 'total') as keyof typeof MATHS,
+  }));
+  const retention = node.retentionFilter as
+    | { targetEntity?: { id?: string }; returningEntity?: { id?: string } }
+    | undefined;
+  if (retention) {
+    series.push({ event: retention.targetEntity?.id ?? '$pageview', math: 'total' });
+    series.push({ event: retention.returningEntity?.id ?? '$pageview', math: 'total' });
+  }
+  const dateFrom = String((node.dateRange as { date_from?: string } | undefined)?.date_from ?? '-7d');
+  const interval = String(node.interval ?? 'day');
+  return {
+    kind,
+    series: series.length > 0 ? series : DEFAULT_FORM.series,
+    dateFrom: (dateFrom in RANGES ? dateFrom : '-7d') as InsightForm['dateFrom'],
+    interval: (INTERVALS as readonly string[]).includes(interval)
+      ? (interval as InsightForm['interval'])
+      : 'day',
+    breakdown: String((node.breakdownFilter as { breakdown?: string } | undefined)?.breakdown ?? ''),
+  };
+}
 
 /** The form as PostHog's query node; the same node is what gets saved. */
 export function toQuery(form: InsightForm): Record<string, unknown> {
@@ -271,7 +307,7 @@ const LIFECYCLE_COLORS: Record<string, string> = {
   dormant: '#d94a4a',
 };
 
-function ResultView({
+export function ResultView({
   kind,
   result,
   onDrawn,
@@ -331,6 +367,23 @@ export function Insights() {
   const [progress, setProgress] = useState<RunProgress | null>(null);
   const [running, setRunning] = useState(false);
   const [saved, setSaved] = useState<{ id: number; short_id: string; name: string } | null>(null);
+  const [savedList, setSavedList] = useState<SavedInsight[]>([]);
+  const [dashboards, setDashboards] = useState<{ id: number; name: string | null }[]>([]);
+  const [added, setAdded] = useState<string | null>(null);
+  const loadSaved = () =>
+    get<{ results: SavedInsight[] }>(`/api/projects/${team.id}/insights/?saved=true&limit=50`).then(
+      (r) => setSavedList(r.results),
+      () => undefined,
+    );
+  useEffect(() => {
+    void loadSaved();
+    get<{ results: { id: number; name: string | null }[] }>(
+      `/api/projects/${team.id}/dashboards/?limit=100`,
+    ).then(
+      (r) => setDashboards(r.results),
+      () => undefined,
+    );
+  }, [team.id]);
   const abort = useRef<AbortController | null>(null);
   const events = useHogQL(
     team.id,
@@ -373,6 +426,25 @@ export function Insights() {
   const setSeries = (i: number, patch: Partial<InsightForm['series'][number]>) =>
     update({ series: form.series.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
 
+  const addToDashboard = async (dashboardId: number) => {
+    if (!saved) return;
+    try {
+      await api('PATCH', `/api/projects/${team.id}/insights/${saved.id}/`, { dashboards: [dashboardId] });
+      setAdded(dashboards.find((d) => d.id === dashboardId)?.name ?? 'the dashboard');
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const open = (insight: SavedInsight) => {
+    const next = fromQuery(insight.query);
+    if (!next)
+      return setError(
+        new Error(`"${insight.name}" is not a kind this form builds; open it through a dashboard.`),
+      );
+    setForm(next);
+    void run(next);
+  };
+
   const save = async (event: Event) => {
     event.preventDefault();
     const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name') ?? '');
@@ -387,6 +459,8 @@ export function Insights() {
         },
       );
       setSaved(insight);
+      setAdded(null);
+      void loadSaved();
     } catch (e) {
       setError(e);
     }
@@ -553,11 +627,52 @@ export function Insights() {
                 Saved as “{saved.name}” ({saved.short_id})
               </span>
             )}
+            {saved && dashboards.length > 0 && (
+              <label>
+                Add to dashboard
+                <select
+                  value=""
+                  onChange={(e) => addToDashboard(Number((e.currentTarget as HTMLSelectElement).value))}
+                >
+                  <option value="">Choose…</option>
+                  {dashboards.map((d) => (
+                    <option key={d.id} value={d.id}>
+                      {d.name || `Dashboard ${d.id}`}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+            {added && <span role="status">Added to {added}.</span>}
           </form>
         )}
       </section>
+      {savedList.length > 0 && (
+        <section class="card">
+          <h2>Saved insights</h2>
+          <ul class="saved-list">
+            {savedList.map((i) => (
+              <li key={i.id}>
+                <button type="button" class="link" onClick={() => open(i)}>
+                  {i.name || i.short_id}
+                </button>{' '}
+                <span class="muted small">{kindOf(i.query) ?? 'query'}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
+}
+
+export interface SavedInsight {
+  id: number;
+  short_id: string;
+  name: string;
+  query: Record<string, unknown>;
+  result?: unknown;
+  last_refresh?: string | null;
 }
 
 export const isMissingResource = (e: unknown) => e instanceof ApiFailure && e.status === 404;
