@@ -18,6 +18,8 @@ const People = lazy(() => import('./pages/people').then((m) => m.People));
 const PersonPage = lazy(() => import('./pages/people').then((m) => m.PersonPage));
 const Dashboards = lazy(() => import('./pages/dashboards').then((m) => m.Dashboards));
 const DashboardPage = lazy(() => import('./pages/dashboards').then((m) => m.DashboardPage));
+const Flags = lazy(() => import('./pages/flags').then((m) => m.Flags));
+const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
 
@@ -56,6 +58,8 @@ function SignedIn() {
             <Route path="/dashboards/:id" component={DashboardPage} />
             <Route path="/recordings" component={Recordings} />
             <Route path="/events" component={Events} />
+            <Route path="/flags" component={Flags} />
+            <Route path="/flags/:id" component={FlagPage} />
             <Route path="/people" component={People} />
             <Route path="/people/:id" component={PersonPage} />
             <Route path="/recordings/:id" component={RecordingPlayer} />
