@@ -2,6 +2,7 @@
 // than Node resolving hundreds of ESM files, which is most of the cold start. Type checking is
 // `npm run typecheck`; this only transpiles.
 import { build } from 'esbuild';
+import { build as buildConsole } from 'vite';
 
 await build({
   entryPoints: ['src/main.ts', 'src/cli/main.ts'],
@@ -27,3 +28,6 @@ await build({
     js: "import { createRequire as __burrowRequire } from 'node:module'; const require = __burrowRequire(import.meta.url);",
   },
 });
+
+// The web console (web/): a static single-page app the server serves from dist/web.
+await buildConsole({ configFile: 'web/vite.config.ts', logLevel: 'warn' });

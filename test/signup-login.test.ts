@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reissueInviteToken } from '../src/domain/invite-token.js';
 import { ADMIN } from '../src/domain/levels.js';
+import { csrfTokenFor } from '../src/domain/sessions.js';
 import { NOT_FOUND, UUID } from './helpers/bodies.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
 import { expectReply, invalid, organization } from './helpers/org-access.js';
@@ -56,8 +57,12 @@ describe(`signup through an invite, login and sessions (${backend})`, () => {
   };
   const login = (email: string, password: string, ip = '10.0.0.1') =>
     h.app.inject({ method: 'POST', url: '/api/login/', payload: { email, password }, remoteAddress: ip });
-  const withCookie = (method: string, url: string, cookie: string, body?: unknown) =>
-    h.request(method, url, { key: null, headers: { cookie }, body });
+  // The console's requests: the session cookie, and on unsafe methods the CSRF header derived from it.
+  const withCookie = (method: string, url: string, cookie: string, body?: unknown) => {
+    const token = cookie.startsWith('burrow_session=') ? cookie.slice('burrow_session='.length) : '';
+    const csrf: Record<string, string> = method === 'GET' ? {} : { 'x-csrftoken': csrfTokenFor(token) };
+    return h.request(method, url, { key: null, headers: { cookie, ...csrf }, body });
+  };
 
   it('creates the account and membership at the invited level and project access, logged in', async () => {
     const { id, email } = await invite({
@@ -203,7 +208,7 @@ describe(`signup through an invite, login and sessions (${backend})`, () => {
     );
   });
 
-  it('logs in with email and password; the cookie works on the personal key endpoints only', async () => {
+  it('logs in with email and password; the cookie works across the API, as for PostHog web sessions', async () => {
     const { id, email } = await invite();
     await signup(id, { first_name: 'Lin', password: 'open sesame' });
     const failed = invalid('Invalid email or password.', null, 'invalid_credentials');
@@ -231,9 +236,9 @@ describe(`signup through an invite, login and sessions (${backend})`, () => {
     expect((await withCookie('DELETE', `/api/personal_api_keys/${made.json().id}/`, cookie)).statusCode).toBe(
       204,
     );
-    // Elsewhere a cookie is not a credential.
-    expectReply(await withCookie('GET', '/api/organizations/', cookie), 401, NOT_AUTHENTICATED);
-    expectReply(await withCookie('GET', `${org.base}/members/`, cookie), 401, NOT_AUTHENTICATED);
+    // Everywhere else too, within the user's memberships.
+    expect((await withCookie('GET', '/api/organizations/', cookie)).statusCode).toBe(200);
+    expect((await withCookie('GET', `${org.base}/members/`, cookie)).statusCode).toBe(200);
     // A key, when sent, decides: here a restricted key refuses what the session could do.
     const restricted = await h.user({ key: { scopes: ['organization:read'] } });
     const both = await h.request('GET', '/api/personal_api_keys/', {

@@ -68,7 +68,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.get(
     '/api/personal_api_keys/',
     {
-      config: { scope: INTERNAL, session: true },
+      config: { scope: INTERNAL },
       schema: {
         tags,
         summary: "The caller's keys, newest first (not paginated, as in PostHog)",
@@ -81,7 +81,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.post(
     '/api/personal_api_keys/',
     {
-      config: { scope: INTERNAL, session: true },
+      config: { scope: INTERNAL },
       schema: {
         tags,
         summary: 'Mint a key; the response is the only time its value is shown',
@@ -96,7 +96,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.get(
     '/api/personal_api_keys/:id/',
     {
-      config: { scope: AUTHENTICATED, session: true },
+      config: { scope: AUTHENTICATED },
       schema: {
         tags,
         summary: 'One key; `@current` is the calling key',
@@ -110,7 +110,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.patch(
     '/api/personal_api_keys/:id/',
     {
-      config: { scope: INTERNAL, session: true },
+      config: { scope: INTERNAL },
       schema: {
         tags,
         summary: "Change a key's label, scopes or restrictions",
@@ -134,7 +134,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.post(
     '/api/personal_api_keys/:id/roll/',
     {
-      config: { scope: INTERNAL, session: true },
+      config: { scope: INTERNAL },
       schema: {
         tags,
         summary: 'Replace the secret; the old value stops working at once',
@@ -152,7 +152,7 @@ export const personalApiKeyRoutes: ApiPlugin = async (app, { deps, authenticator
   app.delete(
     '/api/personal_api_keys/:id/',
     {
-      config: { scope: INTERNAL, session: true },
+      config: { scope: INTERNAL },
       schema: { tags, summary: 'Revoke a key', params: IdParams, response: { 204: Type.Null() } },
     },
     async (request, reply) => {

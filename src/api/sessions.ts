@@ -1,22 +1,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AUTHENTICATED, PUBLIC } from '../domain/scopes.js';
-import { endSession, type LoginLimits, login, SESSION_COOKIE } from '../domain/sessions.js';
+import {
+  CSRF_COOKIE,
+  csrfTokenFor,
+  endSession,
+  type LoginLimits,
+  login,
+  SESSION_COOKIE,
+} from '../domain/sessions.js';
 import { sessionToken } from '../server/auth.js';
 import type { Counters } from '../store/shared/counters.js';
 import type { ApiPlugin } from './context.js';
 
 const tags = ['sessions'];
 
-/** HttpOnly and SameSite=Lax: scripts never see it and other sites' forms do not send it. */
+/**
+ * The session cookie is HttpOnly and SameSite=Lax: scripts never see it and other sites' forms do
+ * not send it. Its CSRF companion is readable by our page, which echoes it on unsafe requests.
+ */
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, expires: Date) {
-  reply.setCookie(SESSION_COOKIE, token, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: request.protocol === 'https',
-    expires,
-  });
+  const common = { path: '/', sameSite: 'lax', secure: request.protocol === 'https', expires } as const;
+  reply.setCookie(SESSION_COOKIE, token, { ...common, httpOnly: true });
+  reply.setCookie(CSRF_COOKIE, csrfTokenFor(token), { ...common, httpOnly: false });
 }
 
 const LoginBody = Type.Object(
@@ -55,13 +61,14 @@ export const sessionRoutes: ApiPlugin<{ counters: Counters; loginLimits: LoginLi
   app.post(
     '/api/logout/',
     {
-      config: { scope: AUTHENTICATED, session: true },
+      config: { scope: AUTHENTICATED },
       schema: { tags, summary: 'End the current session', response: { 204: Type.Null() } },
     },
     async (request, reply) => {
       const token = sessionToken(request, SESSION_COOKIE);
       if (token) await endSession(deps, token);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      reply.clearCookie(CSRF_COOKIE, { path: '/' });
       return reply.code(204).send(null);
     },
   );

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { scope } from '../domain/scopes.js';
-import { getMe } from '../domain/users.js';
-import { principalOf } from '../server/auth.js';
+import { SESSION_COOKIE } from '../domain/sessions.js';
+import { getMe, updateMe } from '../domain/users.js';
+import { principalOf, sessionToken } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
 import { DateTime, Nullable, NullableDateTime, toUserBasic, UserBasic, Uuid } from './schemas/common.js';
 import { Team, toTeam } from './schemas/teams.js';
@@ -41,7 +42,31 @@ const toOrganizationBasic = (o: OrgLike) => ({
   members_can_use_personal_api_keys: o.membersCanUsePersonalApiKeys,
 });
 
+const MePatch = Type.Object(
+  {
+    first_name: Type.Optional(Type.String({ maxLength: 150 })),
+    last_name: Type.Optional(Type.String({ maxLength: 150 })),
+    password: Type.Optional(Type.String({ maxLength: 1024 })),
+    current_password: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
+
 export const userRoutes: ApiPlugin = async (app, { deps }) => {
+  const me = async (principal: ReturnType<typeof principalOf>) => {
+    const me = await getMe(deps, principal);
+    return {
+      ...toUserBasic(me.user),
+      date_joined: me.user.createdAt,
+      last_login: me.user.lastLogin,
+      has_password: me.user.passwordHash !== null,
+      is_staff: false,
+      team: me.team ? toTeam(me.team) : null,
+      organization: me.organization ? toOrganizationBasic(me.organization) : null,
+      organizations: me.organizations.map(toOrganizationBasic),
+    };
+  };
+
   app.get(
     '/api/users/@me/',
     {
@@ -52,18 +77,27 @@ export const userRoutes: ApiPlugin = async (app, { deps }) => {
         response: { 200: Me },
       },
     },
+    async (request) => me(principalOf(request)),
+  );
+
+  app.patch(
+    '/api/users/@me/',
+    {
+      config: { scope: scope('user', 'write') },
+      schema: {
+        tags: ['users'],
+        summary: 'Update your name or password',
+        description:
+          'A new `password` needs `current_password` when the account has one (at least 8 characters). ' +
+          "Changing it ends the user's other login sessions.",
+        body: MePatch,
+        response: { 200: Me },
+      },
+    },
     async (request) => {
-      const me = await getMe(deps, principalOf(request));
-      return {
-        ...toUserBasic(me.user),
-        date_joined: me.user.createdAt,
-        last_login: me.user.lastLogin,
-        has_password: me.user.passwordHash !== null,
-        is_staff: false,
-        team: me.team ? toTeam(me.team) : null,
-        organization: me.organization ? toOrganizationBasic(me.organization) : null,
-        organizations: me.organizations.map(toOrganizationBasic),
-      };
+      const principal = principalOf(request);
+      const session = principal.key ? undefined : sessionToken(request, SESSION_COOKIE);
+      return me(await updateMe(deps, principal, request.body, session));
     },
   );
 };

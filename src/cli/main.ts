@@ -6,12 +6,14 @@ import type { MetaDeps } from '../domain/deps.js';
 import { ApiError } from '../domain/errors.js';
 import { reissueInviteToken } from '../domain/invite-token.js';
 import { signupUrl } from '../domain/mail.js';
+import { setPasswordByEmail } from '../domain/password-change.js';
 import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
 import { runImport } from './import.js';
+import { readPassword } from './read-password.js';
 
 const USAGE = `Usage: npm run burrow -- <command> [options]
 
@@ -23,6 +25,9 @@ Commands:
   keys revoke <id> [--email <user>]
   import <file.jsonl|file.csv> --project <id> [--host <url>] [--token <phc_...>]
                      send events through the running server's capture path (/batch/)
+  password [--email <user>]
+                     set a user's password for logging in to the console (asked on a terminal,
+                     else read from standard input); ends that user's sessions
   invites link <invite-id>
                      a new token for a pending invite (the old one stops working) and where to
                      post it: for invites sent without email (no SMTP_URL, or send_email false)
@@ -87,6 +92,12 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'import') return await importCommand(sub, values, config, store.db);
+    if (command === 'password') {
+      const email = values.email ?? config.adminEmail;
+      const user = await setPasswordByEmail(deps, email, await readPassword());
+      print({ email: user.email, password_set: true, login: `http://${config.host}:${config.port}/login` });
+      return 0;
+    }
     if (command === 'invites' && sub === 'link' && arg) {
       const token = await reissueInviteToken(deps, arg);
       if (!token) throw new UsageError(`no pending invite ${arg}`);

@@ -26,6 +26,13 @@ const oneLine = (value: string) => value.replace(/[\r\n\t]+/g, ' ').trim();
 export const signupUrl = (baseUrl: string, inviteId: string) =>
   `${baseUrl.replace(/\/+$/, '')}/api/signup/${inviteId}/`;
 
+/**
+ * The console's signup page. The token travels in the fragment, which browsers never send to a
+ * server: it stays out of access logs, proxies and Referer headers.
+ */
+export const consoleSignupUrl = (baseUrl: string, inviteId: string, token: string) =>
+  `${baseUrl.replace(/\/+$/, '')}/signup/${inviteId}#token=${encodeURIComponent(token)}`;
+
 export function inviteEmail(
   invite: InviteRecord,
   token: string,
@@ -44,8 +51,12 @@ export function inviteEmail(
     }.`,
     ...(invite.message ? ['', 'Their message:', ...invite.message.split(/\r?\n/).map((l) => `> ${l}`)] : []),
     '',
-    'To accept, create your account by posting your name, a password (8 characters or more) and',
-    'this invite token to:',
+    'To accept, open this link and choose a password:',
+    '',
+    `  ${consoleSignupUrl(baseUrl, invite.id, token)}`,
+    '',
+    'Or create your account through the API by posting your name, a password (8 characters or more)',
+    'and this invite token to:',
     '',
     `  ${url}`,
     '',

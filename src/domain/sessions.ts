@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   deleteExpiredSessions,
   deleteSession,
@@ -17,13 +17,29 @@ import type { Principal } from './principal.js';
 /** How long a login lasts; like Django's default session age. */
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 export const SESSION_COOKIE = 'burrow_session';
+/** Readable by the page's scripts (not HttpOnly), which echo it in the X-CSRFToken header. */
+export const CSRF_COOKIE = 'burrow_csrftoken';
+
+/**
+ * The CSRF token is derived from the session token, so nothing more is stored and it changes with
+ * every login; another site can neither read it (same-origin cookies) nor compute it.
+ */
+export const csrfTokenFor = (sessionToken: string) =>
+  createHmac('sha256', sessionToken).update('burrow-csrf').digest('base64url');
+
+export function csrfMatches(sessionToken: string, header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string' || header.length > 100) return false;
+  const expected = Buffer.from(csrfTokenFor(sessionToken));
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
 
 export interface LoginLimits {
   maxAttempts: number;
   windowMs: number;
 }
 
-const sessionId = (token: string) => createHash('sha256').update(token).digest('hex');
+export const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export const throttled = (waitMs: number) => {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
@@ -44,7 +60,7 @@ export async function startSession(deps: MetaDeps, user: UserRecord) {
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await deleteExpiredSessions(deps.meta, now.toISOString());
   await insertSession(deps.meta, {
-    id: sessionId(token),
+    id: sessionIdOf(token),
     userId: user.id,
     createdAt: now.toISOString(),
     expiresAt: expiresAt.toISOString(),
@@ -83,10 +99,10 @@ export async function login(
 
 export async function resolveSession(deps: MetaDeps, token: string): Promise<Principal | undefined> {
   if (token.length > 200) return undefined;
-  const user = await findSessionUser(deps.meta, sessionId(token), deps.now().toISOString());
+  const user = await findSessionUser(deps.meta, sessionIdOf(token), deps.now().toISOString());
   return user?.isActive ? { user, key: null } : undefined;
 }
 
 export async function endSession(deps: MetaDeps, token: string): Promise<void> {
-  await deleteSession(deps.meta, sessionId(token));
+  await deleteSession(deps.meta, sessionIdOf(token));
 }

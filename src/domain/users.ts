@@ -1,6 +1,8 @@
 import { allUserOrganizations } from '../store/meta/organizations.js';
 import { findTeam, listOrganizationTeams } from '../store/meta/teams.js';
+import { findUser, setUserNames } from '../store/meta/users.js';
 import type { Deps } from './deps.js';
+import { changePassword } from './password-change.js';
 import { keyAllowsOrganization, keyAllowsTeam, keyRestriction, type Principal } from './principal.js';
 
 /** The caller with their current organization and project and every organization they belong to. */
@@ -26,4 +28,33 @@ export async function getMe(deps: Deps, principal: Principal) {
     team = candidates[0];
   }
   return { user, organization, team: team ?? null, organizations };
+}
+
+export interface MeUpdate {
+  first_name?: string;
+  last_name?: string;
+  password?: string;
+  current_password?: string;
+}
+
+/** Names and password of the caller; returns the principal with the stored user as it now is. */
+export async function updateMe(
+  deps: Deps,
+  principal: Principal,
+  input: MeUpdate,
+  sessionToken?: string,
+): Promise<Principal> {
+  const { password, current_password, first_name, last_name } = input;
+  if (password !== undefined)
+    await changePassword(
+      deps,
+      principal,
+      { password, ...(current_password !== undefined ? { current_password } : {}) },
+      sessionToken,
+    );
+  await setUserNames(deps.meta, principal.user.id, {
+    ...(first_name !== undefined ? { firstName: first_name } : {}),
+    ...(last_name !== undefined ? { lastName: last_name } : {}),
+  });
+  return { ...principal, user: (await findUser(deps.meta, principal.user.id)) ?? principal.user };
 }

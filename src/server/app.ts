@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { actionRoutes } from '../api/actions.js';
 import { captureRoutes } from '../api/capture.js';
+import { consoleRoutes } from '../api/console.js';
 import type { ApiOptions } from '../api/context.js';
 import { featureFlagRoutes } from '../api/feature-flags.js';
 import { flagSdkRoutes } from '../api/feature-flags-sdk.js';
@@ -158,5 +159,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     resolveTeam,
     hasFlags: async (team) => (await flags.get(team.id)).active.length > 0,
   });
+  await app.register(consoleRoutes, api);
   return app;
 }

@@ -8,9 +8,10 @@ import {
 } from '../domain/access.js';
 import type { Authenticator } from '../domain/authenticate.js';
 import type { Deps } from '../domain/deps.js';
-import { notAuthenticated, permissionDenied } from '../domain/errors.js';
+import { ApiError, notAuthenticated, permissionDenied } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RouteScope } from '../domain/scopes.js';
+import { csrfMatches } from '../domain/sessions.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,8 +19,6 @@ declare module 'fastify' {
     scope?: RouteScope;
     /** The route works on the caller's current organization without naming it in the path. */
     currentOrganization?: boolean;
-    /** A login session cookie authenticates here too, when no API key is sent. */
-    session?: boolean;
     /** A project secret key (`phs_…`) is checked by the route itself (local evaluation). */
     projectSecret?: boolean;
   }
@@ -52,6 +51,9 @@ function targetOf(request: FastifyRequest): Target {
   return {};
 }
 
+/** Methods a cookie-authenticated request may use without a CSRF token (they change nothing). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** Resolves login session cookies; without one, only API keys authenticate. */
 export interface SessionResolver {
   cookie: string;
@@ -64,6 +66,15 @@ export function sessionToken(request: FastifyRequest, cookie: string): string | 
   const token = request.server.parseCookie(header)[cookie];
   return token || undefined;
 }
+
+const csrfFailed = () =>
+  new ApiError(
+    403,
+    'authentication_error',
+    'csrf_failed',
+    'CSRF Failed: CSRF token missing or incorrect.',
+    null,
+  );
 
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw notAuthenticated();
@@ -106,9 +117,13 @@ export function installAuth(
     if (config.projectSecret && /^\s*Bearer\s+phs_/i.test(request.headers.authorization ?? '')) return done();
     const found = credential(request);
     if (!found) {
-      // A key always wins over a cookie (PostHog tries keys before sessions); routes opt in.
-      const token = config.session && sessions ? sessionToken(request, sessions.cookie) : undefined;
+      // A key always wins over a cookie (PostHog tries keys before sessions). A cookie is sent by
+      // the browser on its own, so a request that changes something must also prove it came from
+      // our page: the CSRF header, which only a script on our origin can read from its cookie.
+      const token = sessions ? sessionToken(request, sessions.cookie) : undefined;
       if (!token || !sessions) return done(notAuthenticated());
+      if (!SAFE_METHODS.has(request.method) && !csrfMatches(token, request.headers['x-csrftoken']))
+        return done(csrfFailed());
       (async () => {
         const principal = await sessions.resolve(token);
         if (!principal) throw notAuthenticated();

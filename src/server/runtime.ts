@@ -57,4 +57,8 @@ export async function bootstrapInstallation(config: Config, stores: Stores, log:
     { path, organization_id: result.organization_id, project_id: result.project_id },
     `first start: created the default organization, project and a full-access API key; see ${path}`,
   );
+  log.info(
+    { console: `http://${config.host}:${config.port}/`, email: config.adminEmail },
+    'the web console needs a password for this email: npm run burrow -- password',
+  );
 }

@@ -39,3 +39,10 @@ export async function deleteExpiredSessions(db: MetaDb, now: string): Promise<vo
 export async function setLastLogin(db: MetaDb, userId: number, at: string): Promise<void> {
   await db.updateTable('users').set({ last_login: at }).where('id', '=', userId).execute();
 }
+
+/** Every session of a user but one (a password change keeps the session that made it). */
+export async function deleteUserSessions(db: MetaDb, userId: number, keep?: string): Promise<void> {
+  let query = db.deleteFrom('login_sessions').where('user_id', '=', userId);
+  if (keep) query = query.where('id', '!=', keep);
+  await query.execute();
+}

@@ -103,3 +103,19 @@ export async function setUserCurrent(
     .where('id', '=', userId)
     .execute();
 }
+
+export async function setUserPassword(db: MetaDb, userId: number, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+}
+
+export async function setUserNames(
+  db: MetaDb,
+  userId: number,
+  names: { firstName?: string; lastName?: string },
+): Promise<void> {
+  const set = {
+    ...(names.firstName !== undefined ? { first_name: names.firstName } : {}),
+    ...(names.lastName !== undefined ? { last_name: names.lastName } : {}),
+  };
+  if (Object.keys(set).length > 0) await db.updateTable('users').set(set).where('id', '=', userId).execute();
+}

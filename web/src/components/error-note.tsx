@@ -1,0 +1,21 @@
+import { ApiFailure } from '../api';
+
+/** Every API error is shown where it happened, with PostHog's detail and the field it names. */
+export function ErrorNote({ error, retry }: { error: unknown; retry?: () => void }) {
+  const message =
+    error instanceof ApiFailure
+      ? `${error.body.detail ?? error.message}${error.attr ? ` (${error.attr})` : ''}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  return (
+    <div class="error-note" role="alert">
+      <span>{message}</span>
+      {retry && (
+        <button type="button" class="link" onClick={retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+import { useEffect, useState } from 'preact/hooks';
+import { runQuery } from '../api';
+import { ErrorNote } from '../components/error-note';
+import { PropertyTable } from '../components/property-table';
+import { useSession } from '../session';
+
+const RANGES = { '-1h': 'Last hour', '-24h': 'Last 24 hours', '-7d': 'Last 7 days', '-30d': 'Last 30 days' };
+const COLUMNS = ['uuid', 'event', 'distinct_id', 'timestamp', 'properties.$current_url', 'properties'];
+
+interface Filters {
+  event: string;
+  after: keyof typeof RANGES;
+  key: string;
+  value: string;
+}
+
+/** The query node the explorer runs: PostHog's EventsQuery, newest first, 100 at a time. */
+export function eventsQuery(f: Filters, personId?: string) {
+  return {
+    kind: 'EventsQuery',
+    select: COLUMNS,
+    orderBy: ['timestamp DESC'],
+    after: f.after,
+    limit: 100,
+    ...(f.event ? { event: f.event } : {}),
+    ...(personId ? { personId } : {}),
+    ...(f.key
+      ? {
+          properties: [{ type: 'event', key: f.key, value: f.value, operator: f.value ? 'exact' : 'is_set' }],
+        }
+      : {}),
+  };
+}
+
+export function EventList({ query }: { query: object }) {
+  const { team } = useSession();
+  const [rows, setRows] = useState<unknown[][] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const key = JSON.stringify(query);
+  useEffect(() => {
+    const controller = new AbortController();
+    setRows(null);
+    setError(null);
+    runQuery<{ results: unknown[][] }>(team.id, query, {
+      signal: controller.signal,
+      refresh: 'force_blocking',
+    }).then(
+      (r) => setRows(r.results),
+      (e) => (e as Error).name !== 'AbortError' && setError(e),
+    );
+    return () => controller.abort();
+  }, [team.id, key]);
+  if (error) return <ErrorNote error={error} />;
+  if (!rows) return <div class="skeleton" style={{ height: '160px' }} />;
+  if (rows.length === 0) return <p class="muted">No events match.</p>;
+  return (
+    <table class="simple events">
+      <thead>
+        <tr>
+          <th>Event</th>
+          <th>Person</th>
+          <th>URL</th>
+          <th>Time</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([uuid, event, distinctId, timestamp, url, properties]) => {
+          const id = String(uuid);
+          return [
+            <tr key={id}>
+              <td>
+                <button
+                  type="button"
+                  class="link"
+                  aria-expanded={open === id}
+                  onClick={() => setOpen(open === id ? null : id)}
+                >
+                  {String(event)}
+                </button>
+              </td>
+              <td class="ellipsis">{String(distinctId)}</td>
+              <td class="ellipsis" style={{ maxWidth: '24rem' }}>
+                {url ? String(url) : ''}
+              </td>
+              <td>
+                <time dateTime={String(timestamp)}>{new Date(String(timestamp)).toLocaleString()}</time>
+              </td>
+            </tr>,
+            open === id && (
+              <tr key={`${id}-props`}>
+                <td colSpan={4}>
+                  <PropertyTable
+                    properties={
+                      (typeof properties === 'string' ? JSON.parse(properties) : properties) as Record<
+                        string,
+                        unknown
+                      >
+                    }
+                  />
+                </td>
+              </tr>
+            ),
+          ];
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+export function Events() {
+  const [filters, setFilters] = useState<Filters>({ event: '', after: '-24h', key: '', value: '' });
+  const [draft, setDraft] = useState(filters);
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setFilters(draft);
+  };
+  return (
+    <div class="page">
+      <h1>Events</h1>
+      <section class="card">
+        <form class="row wrap" onSubmit={apply}>
+          <label>
+            Event
+            <input
+              value={draft.event}
+              placeholder="Any event"
+              onInput={(e) =>
+                setDraft({ ...draft, event: (e.currentTarget as HTMLInputElement).value.trim() })
+              }
+            />
+          </label>
+          <label>
+            When
+            <select
+              value={draft.after}
+              onChange={(e) =>
+                setDraft({
+                  ...draft,
+                  after: (e.currentTarget as HTMLSelectElement).value as Filters['after'],
+                })
+              }
+            >
+              {Object.entries(RANGES).map(([v, l]) => (
+                <option key={v} value={v}>
+                  {l}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Property
+            <input
+              value={draft.key}
+              placeholder="e.g. $browser"
+              onInput={(e) => setDraft({ ...draft, key: (e.currentTarget as HTMLInputElement).value.trim() })}
+            />
+          </label>
+          <label>
+            equals
+            <input
+              value={draft.value}
+              placeholder="(is set)"
+              onInput={(e) => setDraft({ ...draft, value: (e.currentTarget as HTMLInputElement).value })}
+            />
+          </label>
+          <button type="submit" class="primary">
+            Apply
+          </button>
+        </form>
+      </section>
+      <section class="card">
+        <EventList query={eventsQuery(filters)} />
+      </section>
+    </div>
+  );
+}

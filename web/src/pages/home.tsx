@@ -1,0 +1,162 @@
+import { useMemo, useState } from 'preact/hooks';
+import { Chart } from '../components/chart';
+import { ErrorNote } from '../components/error-note';
+import { useHogQL } from '../components/use-query';
+import { useSession } from '../session';
+
+const DAYS = 30;
+// Home is where a new user checks that their first events arrived: never show a cached "nothing".
+const FRESH = { refresh: 'force_blocking' } as const;
+
+function EventsPerDay({ projectId }: { projectId: number }) {
+  const { data, error, run } = useHogQL(
+    projectId,
+    `SELECT toStartOfDay(timestamp) AS day, count() AS events FROM events
+     WHERE timestamp >= toStartOfDay(now()) - INTERVAL ${DAYS - 1} DAY GROUP BY day ORDER BY day`,
+    FRESH,
+  );
+  // Every day of the range gets a bar, so quiet days show as zero rather than disappearing.
+  const chart = useMemo(() => {
+    if (!data) return null;
+    const counts = new Map(data.results.map((r) => [String(r[0]).slice(0, 10), Number(r[1])]));
+    const today = new Date();
+    today.setUTCHours(0, 0, 0, 0);
+    const x: number[] = [];
+    const values: number[] = [];
+    for (let i = DAYS - 1; i >= 0; i--) {
+      const day = new Date(today.getTime() - i * 86_400_000);
+      x.push(day.getTime() / 1000);
+      values.push(counts.get(day.toISOString().slice(0, 10)) ?? 0);
+    }
+    return { x, series: [{ label: 'Events', values }] };
+  }, [data]);
+  return (
+    <section class="card">
+      <h2>Events per day</h2>
+      {error ? <ErrorNote error={error} retry={run} /> : null}
+      {chart ? (
+        <Chart x={chart.x} series={chart.series} kind="bars" title={`Events per day, last ${DAYS} days`} />
+      ) : (
+        !error && <div class="skeleton" style={{ height: '260px' }} />
+      )}
+    </section>
+  );
+}
+
+function TopEvents({ projectId }: { projectId: number }) {
+  const { data, error, run } = useHogQL(
+    projectId,
+    `SELECT event, count() AS total FROM events WHERE timestamp >= now() - INTERVAL 7 DAY
+     GROUP BY event ORDER BY total DESC LIMIT 10`,
+    FRESH,
+  );
+  const max = Math.max(1, ...(data?.results ?? []).map((r) => Number(r[1])));
+  return (
+    <section class="card">
+      <h2>Top events, 7 days</h2>
+      {error ? <ErrorNote error={error} retry={run} /> : null}
+      {data && data.results.length === 0 && <p class="muted">No events in the last 7 days.</p>}
+      <ol class="bars-list">
+        {data?.results.map(([event, total]) => (
+          <li key={String(event)}>
+            <span class="bar" style={{ width: `${(Number(total) / max) * 100}%` }} />
+            <span class="label">{String(event)}</span>
+            <span class="value">{Number(total).toLocaleString()}</span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function LiveFeed({ projectId }: { projectId: number }) {
+  const { data, error, run } = useHogQL(
+    projectId,
+    `SELECT event, distinct_id, timestamp, properties.$current_url AS url FROM events
+     ORDER BY timestamp DESC LIMIT 20`,
+    { every: 5000, refresh: 'force_blocking' },
+  );
+  return (
+    <section class="card">
+      <h2>
+        Live events <span class="live-dot" aria-hidden="true" />
+      </h2>
+      {error ? <ErrorNote error={error} retry={run} /> : null}
+      {data && data.results.length === 0 && <p class="muted">No events yet. Send one with the snippet.</p>}
+      <ul class="feed" aria-live="polite">
+        {data?.results.map(([event, distinctId, timestamp, url], i) => (
+          <li key={`${String(timestamp)}-${i}`}>
+            <strong>{String(event)}</strong>
+            <span class="muted">{String(distinctId)}</span>
+            {url ? <span class="muted ellipsis">{String(url)}</span> : null}
+            <time class="muted" dateTime={String(timestamp)}>
+              {new Date(String(timestamp)).toLocaleTimeString()}
+            </time>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Snippet({ projectId, token }: { projectId: number; token: string }) {
+  const host = window.location.origin;
+  const [copied, setCopied] = useState(false);
+  const [since] = useState(() => new Date().toISOString().slice(0, 19).replace('T', ' '));
+  const check = useHogQL(
+    projectId,
+    `SELECT count(), max(timestamp) FROM events WHERE timestamp >= now() - INTERVAL 1 HOUR`,
+    { every: 4000, refresh: 'force_blocking' },
+  );
+  const html = `<script src="${host}/static/array.js"></script>
+<script>
+  posthog.init('${token}', { api_host: '${host}', person_profiles: 'identified_only' })
+</script>`;
+  const copy = async () => {
+    await navigator.clipboard.writeText(html);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  const recent = Number(check.data?.results[0]?.[0] ?? 0);
+  return (
+    <section class="card">
+      <h2>Send events</h2>
+      <p class="muted">Paste this into your site's &lt;head&gt;. The SDK loads from this server.</p>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls sideways on narrow screens, so keyboards must reach it */}
+      <pre class="code" tabIndex={0}>
+        {html}
+      </pre>
+      <div class="row">
+        <button type="button" class="nowrap" onClick={copy}>
+          {copied ? 'Copied' : 'Copy snippet'}
+        </button>
+        <span class="muted small">Or from npm (posthog-js), in your app's code:</span>
+      </div>
+      <pre class="code small">{`posthog.init('${token}', { api_host: '${host}' })`}</pre>
+      <p class={`status ${recent > 0 ? 'ok' : 'waiting'}`} role="status" data-since={since}>
+        {!check.data
+          ? 'Checking for events…'
+          : recent > 0
+            ? `Events are arriving: ${recent.toLocaleString()} in the last hour.`
+            : 'Waiting for the first event…'}
+      </p>
+    </section>
+  );
+}
+
+export function Home() {
+  const { team } = useSession();
+  return (
+    <div class="page">
+      <h1>{team.name}</h1>
+      <div class="grid two">
+        <EventsPerDay projectId={team.id} />
+        <TopEvents projectId={team.id} />
+      </div>
+      <div class="grid two">
+        <LiveFeed projectId={team.id} />
+        <Snippet projectId={team.id} token={team.api_token} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,401 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, get } from '../api';
+import { ErrorNote } from '../components/error-note';
+import { useSession } from '../session';
+
+interface Run {
+  id: string;
+  status: string;
+  data_interval_start: string | null;
+  data_interval_end: string;
+  records_completed: number | null;
+  latest_error: string | null;
+}
+interface Export {
+  id: string;
+  name: string;
+  model: string;
+  interval: string;
+  paused: boolean;
+  destination: { type: string; config: Record<string, unknown> };
+  latest_runs?: Run[];
+}
+
+const INTERVALS = ['hour', 'day', 'week', 'every 5 minutes', 'every 15 minutes'];
+const EXAMPLES: Record<string, string> = {
+  HTTP: JSON.stringify({ url: 'https://other-burrow.example/batch/', token: 'phc_...' }, null, 2),
+  Postgres: JSON.stringify(
+    {
+      host: 'db.example.com',
+      port: 5432,
+      user: 'exporter',
+      password: '',
+      database: 'analytics',
+      schema: 'public',
+      table_name: 'events',
+    },
+    null,
+    2,
+  ),
+  S3: JSON.stringify(
+    {
+      bucket_name: 'analytics',
+      region: 'eu-west-1',
+      prefix: 'events',
+      aws_access_key_id: '',
+      aws_secret_access_key: '',
+      file_format: 'JSONLines',
+      compression: 'gzip',
+    },
+    null,
+    2,
+  ),
+  NoOp: '{}',
+};
+
+function Runs({ base, exportId }: { base: string; exportId: string }) {
+  const [runs, setRuns] = useState<Run[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    get<{ results: Run[] }>(`${base}${exportId}/runs/?limit=20`).then((r) => setRuns(r.results), setError);
+  }, [exportId]);
+  if (error) return <ErrorNote error={error} />;
+  if (!runs) return <p class="muted">Loading runs…</p>;
+  if (runs.length === 0) return <p class="muted">No runs yet.</p>;
+  return (
+    <table class="simple">
+      <thead>
+        <tr>
+          <th>Window</th>
+          <th>Status</th>
+          <th>Rows</th>
+          <th>Error</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.id}>
+            <td>
+              {r.data_interval_start ? new Date(r.data_interval_start).toLocaleString() : '…'} →{' '}
+              {new Date(r.data_interval_end).toLocaleString()}
+            </td>
+            <td class={r.status.startsWith('Failed') ? 'danger' : ''}>{r.status}</td>
+            <td>{r.records_completed ?? ''}</td>
+            <td class="ellipsis" style={{ maxWidth: '20rem' }} title={r.latest_error ?? undefined}>
+              {r.latest_error ?? ''}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function BatchExports() {
+  const { team } = useSession();
+  const base = `/api/projects/${team.id}/batch_exports/`;
+  const [list, setList] = useState<Export[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [type, setType] = useState('HTTP');
+  const [open, setOpen] = useState<string | null>(null);
+  const reload = useCallback(
+    () => get<{ results: Export[] }>(base).then((r) => setList(r.results), setError),
+    [base],
+  );
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  const act = async (fn: () => Promise<unknown>, done: string) => {
+    setError(null);
+    setMessage(null);
+    try {
+      await fn();
+      setMessage(done);
+      await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const create = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    let config: unknown;
+    try {
+      config = JSON.parse(String(data.get('config') || '{}'));
+    } catch {
+      setError(new Error('The destination settings are not valid JSON.'));
+      return;
+    }
+    void act(
+      () =>
+        api('POST', base, {
+          name: data.get('name'),
+          model: data.get('model'),
+          interval: data.get('interval'),
+          destination: { type, config },
+        }),
+      'Export created.',
+    );
+  };
+  const backfill = (exp: Export) => {
+    const days = Number(prompt('Backfill how many days back?', '1'));
+    if (!days || days < 0) return;
+    const end = new Date();
+    const start = new Date(end.getTime() - days * 86_400_000);
+    void act(
+      () =>
+        api('POST', `${base}${exp.id}/backfills/`, {
+          start_at: start.toISOString(),
+          end_at: end.toISOString(),
+        }),
+      `Backfill of ${days} day(s) started.`,
+    );
+  };
+  return (
+    <section class="card">
+      <h2>Batch exports</h2>
+      {message && <p role="status">{message}</p>}
+      {error !== null && <ErrorNote error={error} />}
+      {list?.length === 0 && <p class="muted">No exports yet.</p>}
+      {list && list.length > 0 && (
+        <table class="simple">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Destination</th>
+              <th>Every</th>
+              <th>State</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((e) => [
+              <tr key={e.id}>
+                <td>
+                  <button
+                    type="button"
+                    class="link"
+                    aria-expanded={open === e.id}
+                    onClick={() => setOpen(open === e.id ? null : e.id)}
+                  >
+                    {e.name}
+                  </button>
+                </td>
+                <td>
+                  {e.destination.type} · {e.model}
+                </td>
+                <td>{e.interval}</td>
+                <td>{e.paused ? 'paused' : 'running'}</td>
+                <td class="nowrap">
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() =>
+                      act(
+                        () => api('POST', `${base}${e.id}/${e.paused ? 'unpause' : 'pause'}/`),
+                        e.paused ? 'Resumed.' : 'Paused.',
+                      )
+                    }
+                  >
+                    {e.paused ? 'Unpause' : 'Pause'}
+                  </button>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() =>
+                      act(
+                        () => api('POST', `${base}${e.id}/run_test_step/`, { step: 0 }),
+                        'Test passed: the destination answered.',
+                      )
+                    }
+                  >
+                    Test
+                  </button>
+                  <button type="button" class="link" onClick={() => backfill(e)}>
+                    Backfill
+                  </button>
+                  <button
+                    type="button"
+                    class="link danger"
+                    onClick={() =>
+                      confirm(`Delete "${e.name}"?`) &&
+                      act(() => api('DELETE', `${base}${e.id}/`), 'Deleted.')
+                    }
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>,
+              open === e.id && (
+                <tr key={`${e.id}-runs`}>
+                  <td colSpan={5}>
+                    <Runs base={base} exportId={e.id} />
+                  </td>
+                </tr>
+              ),
+            ])}
+          </tbody>
+        </table>
+      )}
+      <h3>New export</h3>
+      <form class="form" onSubmit={create}>
+        <div class="row wrap">
+          <label>
+            Name
+            <input name="name" required maxLength={200} />
+          </label>
+          <label>
+            Data
+            <select name="model">
+              <option value="events">events</option>
+              <option value="persons">persons</option>
+              <option value="sessions">sessions</option>
+            </select>
+          </label>
+          <label>
+            Every
+            <select name="interval">
+              {INTERVALS.map((i) => (
+                <option key={i}>{i}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Destination type
+            <select value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value)}>
+              {Object.keys(EXAMPLES).map((t) => (
+                <option key={t}>{t}</option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <label>
+          Destination settings (JSON; secrets are stored encrypted and never shown again)
+          <textarea name="config" rows={8} class="mono" value={EXAMPLES[type]} key={type} />
+        </label>
+        <div class="row">
+          <button type="submit" class="primary">
+            Create export
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+interface Domain {
+  id: string;
+  domain: string;
+  is_verified: boolean;
+  verification_challenge: string;
+  jit_provisioning_enabled: boolean;
+}
+
+export function Domains() {
+  const { me } = useSession();
+  const base = `/api/organizations/${me.organization!.id}/domains/`;
+  const [list, setList] = useState<Domain[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const reload = useCallback(
+    () => get<{ results: Domain[] }>(base).then((r) => setList(r.results), setError),
+    [base],
+  );
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  const act = async (fn: () => Promise<unknown>, done: (() => string) | string) => {
+    setError(null);
+    setMessage(null);
+    try {
+      await fn();
+      await reload();
+      setMessage(typeof done === 'string' ? done : done());
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const add = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const domain = String(new FormData(form).get('domain') ?? '').trim();
+    void act(
+      () => api('POST', base, { domain }),
+      `Added ${domain}: publish its TXT record, then verify.`,
+    ).then(() => form.reset());
+  };
+  return (
+    <section class="card">
+      <h2>Domains</h2>
+      <p class="muted">
+        Verify a domain you own to let people with an address there join automatically (just-in-time
+        provisioning).
+      </p>
+      {message && <p role="status">{message}</p>}
+      {error !== null && <ErrorNote error={error} />}
+      {list?.map((d) => (
+        <div class="domain" key={d.id}>
+          <div class="row wrap">
+            <strong>{d.domain}</strong>
+            <span class={d.is_verified ? 'status ok' : 'muted'}>
+              {d.is_verified ? 'verified' : 'not verified'}
+            </span>
+            {!d.is_verified && (
+              <button
+                type="button"
+                onClick={() => act(() => api('POST', `${base}${d.id}/verify/`), 'Checked the TXT record.')}
+              >
+                Verify
+              </button>
+            )}
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={d.jit_provisioning_enabled}
+                disabled={!d.is_verified}
+                onChange={(e) =>
+                  act(
+                    () =>
+                      api('PATCH', `${base}${d.id}/`, {
+                        jit_provisioning_enabled: (e.currentTarget as HTMLInputElement).checked,
+                      }),
+                    'Saved.',
+                  )
+                }
+              />
+              Let people from this domain join
+            </label>
+            <button
+              type="button"
+              class="link danger"
+              onClick={() =>
+                confirm(`Remove ${d.domain}?`) && act(() => api('DELETE', `${base}${d.id}/`), 'Removed.')
+              }
+            >
+              Remove
+            </button>
+          </div>
+          {!d.is_verified && (
+            <p class="small">
+              Publish a TXT record <code>_posthog-challenge.{d.domain}</code> with the value{' '}
+              <code>{d.verification_challenge}</code>.
+            </p>
+          )}
+        </div>
+      ))}
+      <form class="row wrap" onSubmit={add}>
+        <label>
+          Domain
+          <input name="domain" required placeholder="example.com" />
+        </label>
+        <button type="submit" class="primary">
+          Add domain
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,402 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import { SCOPE_OBJECTS } from '../../../src/domain/scopes';
+import { api, get, type Page, type Team } from '../api';
+import { ErrorNote } from '../components/error-note';
+import { useSession } from '../session';
+import { BatchExports, Domains } from './settings-exports';
+
+/** Loads a resource and keeps its error beside it; `reload` after a change. */
+function useResource<T>(path: string) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const reload = useCallback(() => get<T>(path).then(setData, setError), [path]);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { data, error, reload };
+}
+
+function Project() {
+  const { team, refresh } = useSession();
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setError(null);
+    try {
+      await api<Team>('PATCH', `/api/projects/${team.id}/`, {
+        name: form.get('name'),
+        timezone: form.get('timezone'),
+        session_recording_opt_in: form.get('recording') === 'on',
+      });
+      await refresh();
+      setSaved(true);
+      setTimeout(() => setSaved(false), 2000);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="card">
+      <h2>Project</h2>
+      <form class="form" onSubmit={submit}>
+        <label>
+          Name
+          <input name="name" required value={team.name} maxLength={200} />
+        </label>
+        <label>
+          Time zone
+          <input name="timezone" required value={team.timezone} list="timezones" />
+          <datalist id="timezones">
+            {Intl.supportedValuesOf?.('timeZone').map((tz) => (
+              <option key={tz} value={tz} />
+            ))}
+          </datalist>
+        </label>
+        <label class="check">
+          <input name="recording" type="checkbox" checked={team.session_recording_opt_in} /> Record sessions
+          (posthog-js starts recording on its next page load)
+        </label>
+        <label>
+          Project token (public, for SDKs)
+          <input
+            readOnly
+            value={team.api_token}
+            onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+          />
+        </label>
+        {error !== null && <ErrorNote error={error} />}
+        <div class="row">
+          <button type="submit" class="primary">
+            Save
+          </button>
+          {saved && <span role="status">Saved</span>}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+interface Key {
+  id: string;
+  label: string;
+  mask_value: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+  value?: string;
+}
+
+// The server's own list of scope objects (a constant, not a call into the server).
+const READ_ALL = SCOPE_OBJECTS.map((object) => `${object}:read`);
+const SCOPE_PRESETS: Record<string, string[]> = {
+  'Read everything': READ_ALL,
+  'Full access': ['*'],
+  'Run queries only': ['query:read'],
+};
+
+function describeScopes(scopes: string[]) {
+  if (scopes.includes('*')) return 'Full access';
+  if (READ_ALL.every((s) => scopes.includes(s))) return 'Read everything';
+  return scopes.join(', ');
+}
+
+function ApiKeys() {
+  const keys = useResource<Key[] | Page<Key>>('/api/personal_api_keys/');
+  const [created, setCreated] = useState<Key | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const list = Array.isArray(keys.data) ? keys.data : (keys.data?.results ?? []);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    setError(null);
+    try {
+      const key = await api<Key>('POST', '/api/personal_api_keys/', {
+        label: data.get('label'),
+        scopes: SCOPE_PRESETS[String(data.get('preset'))] ?? READ_ALL,
+      });
+      setCreated(key);
+      form.reset();
+      await keys.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const revoke = async (key: Key) => {
+    if (!confirm(`Revoke "${key.label}"? Anything using it stops working.`)) return;
+    try {
+      await api('DELETE', `/api/personal_api_keys/${key.id}/`);
+      await keys.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="card">
+      <h2>Personal API keys</h2>
+      {created?.value && (
+        <div class="notice" role="status">
+          <p>Copy the key now: it is shown only once.</p>
+          <input
+            readOnly
+            value={created.value}
+            aria-label="New API key"
+            onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+          />
+          <button type="button" onClick={() => setCreated(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      <form class="row wrap" onSubmit={create}>
+        <label>
+          Label
+          <input name="label" required maxLength={40} placeholder="e.g. dashboard script" />
+        </label>
+        <label>
+          Access
+          <select name="preset">
+            {Object.keys(SCOPE_PRESETS).map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="primary">
+          Create key
+        </button>
+      </form>
+      {(error ?? keys.error) !== null && <ErrorNote error={error ?? keys.error} />}
+      <table class="simple">
+        <thead>
+          <tr>
+            <th>Label</th>
+            <th>Key</th>
+            <th>Scopes</th>
+            <th>Last used</th>
+            <th>
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((k) => (
+            <tr key={k.id}>
+              <td>{k.label}</td>
+              <td>
+                <code>{k.mask_value}</code>
+              </td>
+              <td>{describeScopes(k.scopes)}</td>
+              <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}</td>
+              <td>
+                <button type="button" class="link danger" onClick={() => revoke(k)}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {keys.data && list.length === 0 && <p class="muted">No keys yet.</p>}
+    </section>
+  );
+}
+
+interface Member {
+  id: string;
+  level: number;
+  user: { email: string; first_name: string };
+  joined_at: string;
+}
+interface Invite {
+  id: string;
+  target_email: string;
+  level: number;
+  is_expired: boolean;
+  created_at: string;
+}
+const LEVELS: Record<number, string> = { 1: 'Member', 8: 'Admin', 15: 'Owner' };
+
+function Members() {
+  const { me } = useSession();
+  const org = me.organization!;
+  const members = useResource<Page<Member>>(`/api/organizations/${org.id}/members/?limit=200`);
+  const invites = useResource<Page<Invite>>(`/api/organizations/${org.id}/invites/?limit=200`);
+  const [error, setError] = useState<unknown>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  const invite = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    setError(null);
+    try {
+      await api('POST', `/api/organizations/${org.id}/invites/`, {
+        target_email: data.get('email'),
+        level: Number(data.get('level')),
+      });
+      setSent(String(data.get('email')));
+      form.reset();
+      await invites.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const cancelInvite = async (id: string) => {
+    try {
+      await api('DELETE', `/api/organizations/${org.id}/invites/${id}/`);
+      await invites.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="card">
+      <h2>Members of {org.name}</h2>
+      {members.error !== null && <ErrorNote error={members.error} />}
+      <table class="simple">
+        <thead>
+          <tr>
+            <th>Email</th>
+            <th>Name</th>
+            <th>Level</th>
+            <th>Joined</th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.data?.results.map((m) => (
+            <tr key={m.id}>
+              <td>{m.user.email}</td>
+              <td>{m.user.first_name}</td>
+              <td>{LEVELS[m.level] ?? m.level}</td>
+              <td>{new Date(m.joined_at).toLocaleDateString()}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Invite someone</h3>
+      <form class="row wrap" onSubmit={invite}>
+        <label>
+          Email
+          <input name="email" type="email" required />
+        </label>
+        <label>
+          Level
+          <select name="level">
+            <option value="1">Member</option>
+            <option value="8">Admin</option>
+          </select>
+        </label>
+        <button type="submit" class="primary">
+          Send invite
+        </button>
+        {sent && <span role="status">Invite sent to {sent}</span>}
+      </form>
+      {error !== null && <ErrorNote error={error} />}
+      {invites.data && invites.data.results.length > 0 && (
+        <table class="simple">
+          <thead>
+            <tr>
+              <th>Invited</th>
+              <th>Level</th>
+              <th>Status</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {invites.data.results.map((i) => (
+              <tr key={i.id}>
+                <td>{i.target_email}</td>
+                <td>{LEVELS[i.level] ?? i.level}</td>
+                <td>{i.is_expired ? 'expired' : 'pending'}</td>
+                <td>
+                  <button type="button" class="link danger" onClick={() => cancelInvite(i.id)}>
+                    Cancel
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function Password() {
+  const { me, refresh } = useSession();
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    setError(null);
+    try {
+      await api('PATCH', '/api/users/@me/', {
+        password: data.get('password'),
+        ...(me.has_password ? { current_password: data.get('current') } : {}),
+      });
+      form.reset();
+      setDone(true);
+      await refresh();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="card">
+      <h2>Your password</h2>
+      <form class="form" onSubmit={submit}>
+        {me.has_password && (
+          <label>
+            Current password
+            <input name="current" type="password" autoComplete="current-password" required />
+          </label>
+        )}
+        <label>
+          New password
+          <input name="password" type="password" autoComplete="new-password" minLength={8} required />
+        </label>
+        {error !== null && <ErrorNote error={error} />}
+        <div class="row">
+          <button type="submit" class="primary">
+            Change password
+          </button>
+          {done && <span role="status">Password changed. Other sessions were logged out.</span>}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+const SECTIONS = [
+  { id: 'project', label: 'Project', component: Project },
+  { id: 'keys', label: 'API keys', component: ApiKeys },
+  { id: 'members', label: 'Members', component: Members },
+  { id: 'exports', label: 'Batch exports', component: BatchExports },
+  { id: 'domains', label: 'Domains', component: Domains },
+  { id: 'account', label: 'Account', component: Password },
+];
+
+export function Settings() {
+  const { params } = useRoute();
+  const current = SECTIONS.find((s) => s.id === params.section) ?? SECTIONS[0]!;
+  const Section = current.component;
+  return (
+    <div class="page">
+      <h1>Settings</h1>
+      <nav class="subnav" aria-label="Settings sections">
+        {SECTIONS.map((s) => (
+          <a key={s.id} href={`/settings/${s.id}`} aria-current={s.id === current.id ? 'page' : undefined}>
+            {s.label}
+          </a>
+        ))}
+      </nav>
+      <Section />
+    </div>
+  );
+}
