@@ -3,6 +3,7 @@ import { HogQLQueryError } from '../errors.js';
 import { findFunction, suggestFunction } from '../functions/index.js';
 import type { FunctionDef } from '../functions/types.js';
 import { infoOf } from '../resolver/info.js';
+import { propertySourceOf, typedPropertySql } from '../property-types.js';
 import type { PropertyType } from '../types.js';
 import { type Operand, printCompare } from './compare.js';
 import type { PrintContext } from './context.js';
@@ -223,6 +224,16 @@ export class ExprPrinter {
   }
 
   private property(t: PropertyType): string {
+    const raw = this.rawProperty(t);
+    // Typed by the project's property definitions, as PostHog's property swapper does.
+    const lookup = this.ctx.options.propertyType;
+    const source = lookup && propertySourceOf(t);
+    if (!lookup || !source) return raw;
+    const type = lookup(source, String(t.chain[0]));
+    return typedPropertySql(raw, type, this.ctx.literal(this.ctx.options.timezone));
+  }
+
+  private rawProperty(t: PropertyType): string {
     const table = t.table ? `${id(this.table(t.table))}.` : '';
     // The column stores exactly the expression below for its key (see store/events/columns.ts).
     if (t.materialized) return `${table}${id(t.materialized)}`;

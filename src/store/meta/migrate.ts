@@ -7,6 +7,8 @@ import * as m0004 from './migrations/0004_playlists.js';
 import * as m0005 from './migrations/0005_batch_exports.js';
 import * as m0006 from './migrations/0006_actions.js';
 import * as m0007 from './migrations/0007_batch_export_offsets.js';
+import * as m0015 from './migrations/0015_definitions.js';
+import * as m0016 from './migrations/0016_cohorts.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -19,6 +21,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0005_batch_exports': m0005,
   '0006_actions': m0006,
   '0007_batch_export_offsets': m0007,
+  '0015_definitions': m0015,
+  '0016_cohorts': m0016,
 };
 
 class InCodeMigrations implements MigrationProvider {
