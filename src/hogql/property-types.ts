@@ -18,7 +18,8 @@ export function propertySourceOf(t: PropertyType): PropertySource | undefined {
   if (t.chain.length !== 1 || typeof t.chain[0] !== 'string') return undefined;
   if (t.def === 'events' && t.column === 'properties') return { kind: 'event' };
   if (t.def === 'events' && t.column === 'person_properties') return { kind: 'person' };
-  if ((t.def === 'persons' || t.def === 'raw_persons') && t.column === 'properties') return { kind: 'person' };
+  if ((t.def === 'persons' || t.def === 'raw_persons') && t.column === 'properties')
+    return { kind: 'person' };
   if (t.def === 'groups' && t.column === 'properties') {
     const m = /__group_(\d)$/.exec(t.table);
     if (m) return { kind: 'group', index: Number(m[1]) };

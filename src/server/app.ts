@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { actionRoutes } from '../api/actions.js';
 import { captureRoutes } from '../api/capture.js';
 import type { ApiOptions } from '../api/context.js';
+import { dataRoutes } from '../api/data-routes.js';
 import { healthRoutes } from '../api/health.js';
 import { orgAccessRoutes } from '../api/org-access.js';
 import { organizationRoutes } from '../api/organizations.js';
@@ -14,6 +15,11 @@ import { sessionRecordingRoutes } from '../api/recordings.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/authenticate.js';
+import {
+  createDefinitionsCollector,
+  type DefinitionsCollector,
+  flushPeriodically,
+} from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
@@ -47,6 +53,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The parsed configuration, for route plugins registered without it (draft_sql). */
     config: Config;
+    /** Event and property definitions waiting to be written (tests flush it). */
+    definitions: DefinitionsCollector;
   }
 }
 
@@ -112,13 +120,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(queryRoutes, { ...api, query });
   await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
 
-  const pipeline = createIngestPipeline(deps, {
-    maxRows: config.ingestBatchRows,
-    maxDelayMs: config.ingestBatchDelayMs,
-    maxPendingRows: config.ingestMaxPendingRows,
-  });
+  const definitions = createDefinitionsCollector(deps.meta, { now: deps.now });
+  app.decorate('definitions', definitions);
+  const stopDefinitions = flushPeriodically(definitions, 1000, (err) =>
+    app.log.error({ err }, 'writing event and property definitions failed'),
+  );
+  const pipeline = createIngestPipeline(
+    { ...deps, definitions },
+    {
+      maxRows: config.ingestBatchRows,
+      maxDelayMs: config.ingestBatchDelayMs,
+      maxPendingRows: config.ingestMaxPendingRows,
+    },
+  );
   // Runs after in-flight requests finished: whatever they queued is written before stores close.
-  app.addHook('onClose', async () => pipeline.close());
+  app.addHook('onClose', async () => {
+    await pipeline.close();
+    await stopDefinitions();
+  });
   await app.register(captureRoutes, { ...api, pipeline, resolveTeam: createTeamResolver(deps.meta, 60_000) });
+  await dataRoutes(app, { api, bus, pipeline });
   return app;
 }

@@ -109,7 +109,11 @@ export function createDefinitionsCollector(
             remembered++;
           }
           seen.hour = hour;
-          events.set(`${teamId}:${name}`, { teamId, name, lastSeenAt: new Date(hour * HOUR_MS).toISOString() });
+          events.set(`${teamId}:${name}`, {
+            teamId,
+            name,
+            lastSeenAt: new Date(hour * HOUR_MS).toISOString(),
+          });
         }
         const p = e.properties;
         if (name === '$groupidentify') {
@@ -118,7 +122,15 @@ export function createDefinitionsCollector(
           const set = p.$group_set;
           if (index !== undefined && set && typeof set === 'object' && !Array.isArray(set)) {
             for (const key in set as Record<string, unknown>)
-              property(t, teamId, PROPERTY_PARENT.group, index, key, (set as Record<string, unknown>)[key], nowMs);
+              property(
+                t,
+                teamId,
+                PROPERTY_PARENT.group,
+                index,
+                key,
+                (set as Record<string, unknown>)[key],
+                nowMs,
+              );
           }
           continue;
         }

@@ -1,7 +1,7 @@
 import type { CohortLookup, CohortRef } from '../../hogql/cohorts.js';
 import type { PropertyTypeLookup, PropertyValueType } from '../../hogql/property-types.js';
-import type { MetaDb } from '../../store/meta/db.js';
 import { cohortRefs } from '../../store/meta/cohorts.js';
+import type { MetaDb } from '../../store/meta/db.js';
 import { typedPropertyDefinitions } from '../../store/meta/definitions.js';
 import type { Deps } from '../deps.js';
 import { PROPERTY_PARENT } from './detect.js';
@@ -16,9 +16,13 @@ const TTL_MS = 2000;
 const cache = new WeakMap<MetaDb, Map<number, { at: number; value: Promise<TypedContext> }>>();
 
 async function load(meta: MetaDb, teamId: number): Promise<TypedContext> {
-  const [defs, cohorts] = await Promise.all([typedPropertyDefinitions(meta, teamId), cohortRefs(meta, teamId)]);
+  const [defs, cohorts] = await Promise.all([
+    typedPropertyDefinitions(meta, teamId),
+    cohortRefs(meta, teamId),
+  ]);
   const types = new Map<string, PropertyValueType>();
-  for (const d of defs) types.set(`${d.type}:${d.groupTypeIndex}:${d.name}`, d.propertyType as PropertyValueType);
+  for (const d of defs)
+    types.set(`${d.type}:${d.groupTypeIndex}:${d.name}`, d.propertyType as PropertyValueType);
   const byId = new Map<number, CohortRef>();
   const byName = new Map<string, CohortRef>();
   for (const c of cohorts) {

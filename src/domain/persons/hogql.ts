@@ -4,12 +4,12 @@ import { parseSelect } from '../../hogql/parse.js';
 import type { AnyProperties, FilterScope } from '../../hogql/property-filters.js';
 import { propertiesToExpr } from '../../hogql/property-filters.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
+import { typedContext } from '../definitions/typed-context.js';
 import type { Deps } from '../deps.js';
 import { validationError } from '../errors.js';
 import type { RunnerContext } from '../query/context.js';
 import { queryError } from '../query/errors.js';
 import { runSelect } from '../query/run-select.js';
-import { typedContext } from '../definitions/typed-context.js';
 
 /**
  * Runs a HogQL SELECT Burrow wrote for a REST resource (persons, events, groups, cohorts): the
@@ -53,8 +53,10 @@ export function parsePropertiesParam(raw: string | undefined, scope: FilterScope
     throw validationError('Properties are not valid JSON.', 'properties');
   }
   if (parsed === null) return undefined;
-  if (typeof parsed !== 'object') throw validationError('Properties must be a list of filters.', 'properties');
-  if (JSON.stringify(parsed).length > 100_000) throw validationError('Properties are too large.', 'properties');
+  if (typeof parsed !== 'object')
+    throw validationError('Properties must be a list of filters.', 'properties');
+  if (JSON.stringify(parsed).length > 100_000)
+    throw validationError('Properties are too large.', 'properties');
   try {
     return propertiesToExpr(parsed as AnyProperties, scope);
   } catch (err) {

@@ -2,8 +2,8 @@ import type { AnySelect, Call, Constant, Expr, WindowExpr, WindowFunction } from
 import { HogQLQueryError } from '../errors.js';
 import { findFunction, suggestFunction } from '../functions/index.js';
 import type { FunctionDef } from '../functions/types.js';
-import { infoOf } from '../resolver/info.js';
 import { propertySourceOf, typedPropertySql } from '../property-types.js';
+import { infoOf } from '../resolver/info.js';
 import type { PropertyType } from '../types.js';
 import { type Operand, printCompare } from './compare.js';
 import type { PrintContext } from './context.js';

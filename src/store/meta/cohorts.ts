@@ -81,7 +81,10 @@ export async function cohortRefs(
 
 export async function insertCohort(
   db: MetaDb,
-  c: Pick<CohortRecord, 'teamId' | 'name' | 'description' | 'filters' | 'groups' | 'isStatic' | 'createdBy'> & {
+  c: Pick<
+    CohortRecord,
+    'teamId' | 'name' | 'description' | 'filters' | 'groups' | 'isStatic' | 'createdBy'
+  > & {
     createdAt: string;
   },
 ): Promise<number> {
@@ -148,7 +151,11 @@ export async function updateCohort(
 
 /** Claims the next calculation; undefined when one is already running (another node or here). */
 export async function startCalculation(db: MetaDb, id: number): Promise<number | undefined> {
-  const row = await db.selectFrom('cohorts').select(['version', 'pending_version']).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('cohorts')
+    .select(['version', 'pending_version'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!row) return undefined;
   const next = Math.max(row.version ?? 0, row.pending_version ?? 0) + 1;
   const claimed = await db
@@ -194,7 +201,11 @@ export async function setStaticCount(db: MetaDb, id: number, count: number, at: 
 }
 
 /** Dynamic cohorts not deleted whose last calculation is older than `before` (or never ran). */
-export async function staleCohorts(db: MetaDb, before: string, limit: number): Promise<Array<{ id: number; teamId: number }>> {
+export async function staleCohorts(
+  db: MetaDb,
+  before: string,
+  limit: number,
+): Promise<Array<{ id: number; teamId: number }>> {
   const rows = await db
     .selectFrom('cohorts')
     .select(['id', 'team_id'])

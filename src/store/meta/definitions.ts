@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { randomUUID as newUuid } from 'node:crypto';
+import { sql } from 'kysely';
 import { bool, iso, isoOrNull, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
 import './data-tables.js';
@@ -47,7 +47,9 @@ export async function upsertEventDefinitions(db: MetaDb, rows: readonly EventSee
         })),
       )
       .onConflict((oc) =>
-        oc.columns(['team_id', 'name']).doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') }),
+        oc
+          .columns(['team_id', 'name'])
+          .doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') }),
       )
       .execute();
   }
@@ -154,7 +156,8 @@ export async function listEventDefinitions(
   page: { limit: number; offset: number },
 ): Promise<{ count: number; results: EventDefinitionRecord[] }> {
   let q = db.selectFrom('event_definitions').where('team_id', '=', teamId);
-  if (filter.search) q = q.where(sql<boolean>`lower(name) like lower(${containsPattern(filter.search)}) escape '\\'`);
+  if (filter.search)
+    q = q.where(sql<boolean>`lower(name) like lower(${containsPattern(filter.search)}) escape '\\'`);
   if (filter.names) q = q.where('name', 'in', filter.names.length ? filter.names : ['\u0000']);
   if (filter.excludeHidden) q = q.where('hidden', '=', false);
   const [{ n }] = (await q.select((eb) => eb.fn.countAll<number>().as('n')).execute()) as [{ n: number }];
@@ -191,7 +194,9 @@ export async function updateEventDefinition(
     .set({
       ...(set.description !== undefined ? { description: set.description } : {}),
       ...(set.tags !== undefined ? { tags: toJson(set.tags) } : {}),
-      ...(set.verified !== undefined ? { verified: set.verified, verified_at: set.verified ? now : null } : {}),
+      ...(set.verified !== undefined
+        ? { verified: set.verified, verified_at: set.verified ? now : null }
+        : {}),
       ...(set.hidden !== undefined ? { hidden: set.hidden } : {}),
       updated_at: now,
     })
@@ -272,7 +277,10 @@ export async function listPropertyDefinitions(
   f: PropertyDefinitionFilter,
   page: { limit: number; offset: number },
 ): Promise<{ count: number; results: Array<PropertyDefinitionRecord & { seenOnEvents: boolean | null }> }> {
-  let q = db.selectFrom('property_definitions as p').where('p.team_id', '=', teamId).where('p.type', '=', f.type);
+  let q = db
+    .selectFrom('property_definitions as p')
+    .where('p.team_id', '=', teamId)
+    .where('p.type', '=', f.type);
   if (f.groupTypeIndex !== undefined) q = q.where('p.group_type_index', '=', f.groupTypeIndex);
   if (f.search) q = q.where(sql<boolean>`lower(p.name) like lower(${containsPattern(f.search)}) escape '\\'`);
   if (f.isNumerical !== undefined) q = q.where('p.is_numerical', '=', f.isNumerical);
@@ -327,7 +335,9 @@ export async function updatePropertyDefinition(
     .set({
       ...(set.description !== undefined ? { description: set.description } : {}),
       ...(set.tags !== undefined ? { tags: toJson(set.tags) } : {}),
-      ...(set.verified !== undefined ? { verified: set.verified, verified_at: set.verified ? now : null } : {}),
+      ...(set.verified !== undefined
+        ? { verified: set.verified, verified_at: set.verified ? now : null }
+        : {}),
       ...(set.hidden !== undefined ? { hidden: set.hidden } : {}),
       ...(set.propertyType !== undefined
         ? { property_type: set.propertyType, is_numerical: set.propertyType === 'Numeric' }
