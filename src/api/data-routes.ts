@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { Bus } from '../store/shared/bus.js';
 import type { ApiOptions } from './context.js';
+import { definitionRoutes } from './definitions.js';
+import { eventRoutes } from './events.js';
 import { personRoutes } from './persons.js';
 
 const PERSONS_DELETED = 'persons.deleted';
@@ -24,4 +26,6 @@ export async function dataRoutes(
     if (ids.length) await bus.publish(PERSONS_DELETED, { team: teamId, ids });
   };
   await app.register(personRoutes, { ...api, forgetDistinctIds });
+  await app.register(eventRoutes, api);
+  await app.register(definitionRoutes, api);
 }

@@ -9,6 +9,7 @@ import {
   upsertPropertyDefinitions,
 } from '../../store/meta/definitions.js';
 import { detectPropertyType, MAX_NAME_LENGTH, PROPERTY_PARENT, SKIP_PROPERTIES } from './detect.js';
+import { forgetTypedContext } from './typed-context.js';
 
 export interface DefinitionEvent {
   event: string;
@@ -167,6 +168,8 @@ export function createDefinitionsCollector(
         await upsertEventDefinitions(db, e, now().toISOString());
         await upsertPropertyDefinitions(db, p);
         await insertEventProperties(db, ep);
+        // New types change how this node compiles queries now, not in a cache lifetime.
+        for (const teamId of new Set(p.map((r) => r.teamId))) forgetTypedContext({ meta: db }, teamId);
       } catch (err) {
         for (const r of [...e, ...p, ...ep]) teams.delete(r.teamId);
         throw err;

@@ -269,6 +269,10 @@ export interface PropertyDefinitionFilter {
   names?: string[] | undefined;
   excludeNames?: string[] | undefined;
   excludeHidden?: boolean | undefined;
+  /** true: only `$feature/…` properties; false: none of them. */
+  featureFlags?: boolean | undefined;
+  /** Leave out PostHog's own properties (`$…`, `utm_…`). */
+  excludeCore?: boolean | undefined;
 }
 
 export async function listPropertyDefinitions(
@@ -288,6 +292,11 @@ export async function listPropertyDefinitions(
   if (f.names) q = q.where('p.name', 'in', f.names.length ? f.names : ['\u0000']);
   if (f.excludeNames?.length) q = q.where('p.name', 'not in', f.excludeNames);
   if (f.excludeHidden) q = q.where('p.hidden', '=', false);
+  if (f.featureFlags !== undefined)
+    q = q.where(
+      f.featureFlags ? sql<boolean>`p.name like '$feature/%'` : sql<boolean>`p.name not like '$feature/%'`,
+    );
+  if (f.excludeCore) q = q.where(sql<boolean>`p.name not like '$%' and p.name not like 'utm\_%' escape '\'`);
   const seen = (events: string[]) =>
     sql<boolean>`exists (select 1 from event_properties e where e.team_id = p.team_id and e.property = p.name and e.event in (${sql.join(events.length ? events : ['\u0000'])}))`;
   if (f.onEvents) q = q.where(seen(f.onEvents));
