@@ -146,6 +146,9 @@ export interface EventDefinitionFilter {
   excludeHidden?: boolean | undefined;
 }
 
+/** The LIKE escape character, bound as a parameter (a backslash literal differs by dialect). */
+const ESC = '\\';
+
 /** LIKE pattern for a substring, wildcards in the text escaped. */
 export const containsPattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -157,7 +160,7 @@ export async function listEventDefinitions(
 ): Promise<{ count: number; results: EventDefinitionRecord[] }> {
   let q = db.selectFrom('event_definitions').where('team_id', '=', teamId);
   if (filter.search)
-    q = q.where(sql<boolean>`lower(name) like lower(${containsPattern(filter.search)}) escape '\\'`);
+    q = q.where(sql<boolean>`lower(name) like lower(${containsPattern(filter.search)}) escape ${ESC}`);
   if (filter.names) q = q.where('name', 'in', filter.names.length ? filter.names : ['\u0000']);
   if (filter.excludeHidden) q = q.where('hidden', '=', false);
   const [{ n }] = (await q.select((eb) => eb.fn.countAll<number>().as('n')).execute()) as [{ n: number }];
@@ -286,7 +289,8 @@ export async function listPropertyDefinitions(
     .where('p.team_id', '=', teamId)
     .where('p.type', '=', f.type);
   if (f.groupTypeIndex !== undefined) q = q.where('p.group_type_index', '=', f.groupTypeIndex);
-  if (f.search) q = q.where(sql<boolean>`lower(p.name) like lower(${containsPattern(f.search)}) escape '\\'`);
+  if (f.search)
+    q = q.where(sql<boolean>`lower(p.name) like lower(${containsPattern(f.search)}) escape ${ESC}`);
   if (f.isNumerical !== undefined) q = q.where('p.is_numerical', '=', f.isNumerical);
   if (f.propertyType) q = q.where('p.property_type', '=', f.propertyType);
   if (f.names) q = q.where('p.name', 'in', f.names.length ? f.names : ['\u0000']);
@@ -296,7 +300,8 @@ export async function listPropertyDefinitions(
     q = q.where(
       f.featureFlags ? sql<boolean>`p.name like '$feature/%'` : sql<boolean>`p.name not like '$feature/%'`,
     );
-  if (f.excludeCore) q = q.where(sql<boolean>`p.name not like '$%' and p.name not like 'utm\_%' escape '\'`);
+  if (f.excludeCore)
+    q = q.where(sql<boolean>`p.name not like ${'$%'} and p.name not like ${'utm\\_%'} escape ${ESC}`);
   const seen = (events: string[]) =>
     sql<boolean>`exists (select 1 from event_properties e where e.team_id = p.team_id and e.property = p.name and e.event in (${sql.join(events.length ? events : ['\u0000'])}))`;
   if (f.onEvents) q = q.where(seen(f.onEvents));
