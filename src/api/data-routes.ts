@@ -4,6 +4,7 @@ import type { Bus } from '../store/shared/bus.js';
 import type { ApiOptions } from './context.js';
 import { definitionRoutes } from './definitions.js';
 import { eventRoutes } from './events.js';
+import { groupRoutes } from './groups.js';
 import { personRoutes } from './persons.js';
 
 const PERSONS_DELETED = 'persons.deleted';
@@ -28,4 +29,5 @@ export async function dataRoutes(
   await app.register(personRoutes, { ...api, forgetDistinctIds });
   await app.register(eventRoutes, api);
   await app.register(definitionRoutes, api);
+  await app.register(groupRoutes, api);
 }
