@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { scheduleCohortRecalculation } from '../domain/cohorts/cohorts.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { Bus } from '../store/shared/bus.js';
+import { cohortRoutes } from './cohorts.js';
 import type { ApiOptions } from './context.js';
 import { definitionRoutes } from './definitions.js';
 import { eventRoutes } from './events.js';
@@ -30,4 +32,11 @@ export async function dataRoutes(
   await app.register(eventRoutes, api);
   await app.register(definitionRoutes, api);
   await app.register(groupRoutes, api);
+  const cohorts = scheduleCohortRecalculation(api.deps, {
+    everyMs: 60_000,
+    staleMs: 3_600_000,
+    onError: (err) => app.log.error({ err }, 'cohort recalculation failed'),
+  });
+  app.addHook('onClose', cohorts.stop);
+  await app.register(cohortRoutes, { ...api, recalculate: cohorts.request });
 }

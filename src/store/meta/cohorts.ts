@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { bool, iso, isoOrNull, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
 import './data-tables.js';
@@ -125,7 +126,10 @@ export async function listCohorts(
   search?: string,
 ): Promise<{ count: number; results: CohortRecord[] }> {
   let q = db.selectFrom('cohorts').where('team_id', '=', teamId).where('deleted', '=', false);
-  if (search) q = q.where('name', 'like', `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (search)
+    q = q.where(
+      sql<boolean>`lower(name) like lower(${`%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}) escape ${'\\'}`,
+    );
   const [{ n }] = (await q.select((eb) => eb.fn.countAll<number>().as('n')).execute()) as [{ n: number }];
   const rows = await q.selectAll().orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
   return { count: Number(n), results: rows.map(toRecord) };
