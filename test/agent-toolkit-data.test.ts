@@ -30,8 +30,18 @@ beforeAll(async () => {
   await h.app.definitions.flush();
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = h.app.server.address() as AddressInfo;
+  // Scoped to the project and its organization: the toolkit requires both lists to be arrays (an
+  // unscoped key's null lists become [] on the branch fixing key serialisation).
+  const created = await h.request('POST', '/api/personal_api_keys/', {
+    body: {
+      label: 'agent',
+      scopes: ['*'],
+      scoped_teams: [h.boot.project_id],
+      scoped_organizations: [h.boot.organization_id],
+    },
+  });
   const kit = new PostHogAgentToolkit({
-    posthogApiToken: h.key,
+    posthogApiToken: (created.json() as { value: string }).value,
     posthogApiBaseUrl: `http://127.0.0.1:${port}`,
   });
   context = kit.getContext();

@@ -54,8 +54,8 @@ function toKey(key: PersonalApiKeyRecord | KeyWithValue) {
     last_rolled_at: key.lastRolledAt,
     user_id: key.userId,
     scopes: key.scopes.length > 0 ? key.scopes : ['*'],
-    scoped_teams: key.scopedTeams ?? [],
-    scoped_organizations: key.scopedOrganizations ?? [],
+    scoped_teams: key.scopedTeams,
+    scoped_organizations: key.scopedOrganizations,
   };
 }
 
