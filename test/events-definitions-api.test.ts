@@ -202,6 +202,16 @@ describe('typed properties in HogQL', () => {
     ).toEqual([[5, 1]]);
   });
 
+  it('functions that parse text get the raw value of a typed property', async () => {
+    const out = await hogql(
+      `SELECT toDateTime(properties.signup_date), toFloatOrZero(properties.amount) FROM events WHERE event = '$pageview' AND properties.signup_date IS NOT NULL`,
+    );
+    expect(out.body.results).toEqual([['2024-05-01T10:00:00Z', null]]);
+    expect(
+      (await hogql(`SELECT count() FROM events WHERE properties.signup_date > '2024-01-01'`)).body.results,
+    ).toEqual([[1]]);
+  });
+
   it('a String property in sum() is a clean 400, not leaked SQL', async () => {
     const res = await hogql(`SELECT sum(properties.plan) FROM events`);
     expect(res.status).toBe(400);
