@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './helpers/harness.js';
 import { capture, ok, otherProject, query, type RawEvent, uuid } from './helpers/query-lists.js';
+import { sendRecordings } from './helpers/recordings.js';
 
 /** Cohorts: CRUD, dynamic (properties and behaviour) calculated in the background, static, filters. */
 let h: Harness;
@@ -139,6 +140,34 @@ describe('cohorts', () => {
       properties: [{ type: 'cohort', key: 'id', value: pro, operator: 'not_in' }],
     });
     expect(events.results).toEqual([['$pageview']]);
+  });
+
+  it('filters recordings by cohort', async () => {
+    const start = Date.now() - 600_000;
+    await sendRecordings(h, [
+      { sessionId: 'rec-a', distinctId: 'a', start, durationMs: 5000 },
+      { sessionId: 'rec-c', distinctId: 'c', start: start + 1000, durationMs: 5000 },
+    ]);
+    const ids = async (properties: unknown) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const res = await h.request(
+          'GET',
+          `/api/environments/${project}/session_recordings/?properties=${encodeURIComponent(JSON.stringify(properties))}`,
+        );
+        expect(res.statusCode, res.body).toBe(200);
+        const got = (res.json() as { results: Array<{ id: string }> }).results.map((r) => r.id);
+        if (got.length > 0 || Date.now() > deadline) return got;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    expect(await ids([{ type: 'cohort', key: 'id', value: heavy }])).toEqual(['rec-a']);
+    expect(await ids([{ type: 'cohort', key: 'id', value: heavy, operator: 'not_in' }])).toEqual(['rec-c']);
+    const unknown = await h.request(
+      'GET',
+      `/api/environments/${project}/session_recordings/?properties=${encodeURIComponent(JSON.stringify([{ type: 'cohort', key: 'id', value: 999 }]))}`,
+    );
+    expect(unknown.statusCode).toBe(400);
   });
 
   it('static cohorts take persons by distinct id and by CSV, with limits', async () => {
