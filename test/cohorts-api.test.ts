@@ -140,6 +140,14 @@ describe('cohorts', () => {
       properties: [{ type: 'cohort', key: 'id', value: pro, operator: 'not_in' }],
     });
     expect(events.results).toEqual([['$pageview']]);
+    const trends = await ok(h, project, {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'purchase', math: 'total' }],
+      dateRange: { date_from: '-7d' },
+      properties: [{ type: 'cohort', key: 'id', value: heavy }],
+    });
+    const counts = (trends.results as unknown as Array<{ count: number }>).map((r) => r.count);
+    expect(counts).toEqual([3]);
   });
 
   it('filters recordings by cohort', async () => {
