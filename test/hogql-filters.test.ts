@@ -71,9 +71,10 @@ describe('property filters', () => {
   });
 
   it('rejects bad filters as user errors', () => {
-    expect(() => propertiesToExpr([{ key: 'x', type: 'cohort', value: 1 }])).toThrow(
+    expect(() => propertiesToExpr([{ key: 'x', type: 'nonsense', value: 1 }])).toThrow(
       'Unsupported property filter type',
     );
+    expect(() => propertiesToExpr([{ key: 'id', type: 'cohort', value: 'abc' }])).toThrow('cohort id');
     expect(() => propertiesToExpr([{ key: 'x', value: 'a', operator: 'gt' }])).toThrow('is not a number');
     expect(() => propertiesToExpr([{ key: 'x', value: { a: 1 }, operator: 'exact' }])).toThrow(
       'must be strings',

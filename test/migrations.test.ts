@@ -33,6 +33,8 @@ describe(`metadata migrations (${backend})`, () => {
       '0008_invite_tokens',
       '0012_feature_flags',
       '0013_project_secret_keys',
+      '0015_definitions',
+      '0016_cohorts',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

@@ -105,9 +105,14 @@ describe('recording filters are validated, not stored as a blob', () => {
       { attr: `${inner}__type`, code: 'invalid_choice' },
     ],
     [
-      'a cohort filter',
-      group({ type: 'cohort', key: 'id', value: 3 }),
+      'a group property filter (not supported yet)',
+      group({ type: 'group', key: 'name', value: 3, group_type_index: 0 }),
       { attr: `${inner}__type`, code: 'invalid_input' },
+    ],
+    [
+      'a cohort filter without a cohort id',
+      group({ type: 'cohort', key: 'id', value: 'three' }),
+      { attr: `${inner}__value`, code: 'invalid_input' },
     ],
     [
       'an action id that is not one',

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { resolveActions } from '../domain/actions/resolve.js';
+import { typedContext } from '../domain/definitions/typed-context.js';
 import { ApiError } from '../domain/errors.js';
 import { queryError } from '../domain/query/errors.js';
 import {
@@ -104,7 +105,9 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
       signal: abort.signal,
       run: async ({ signal, marker, async }) => {
         try {
+          const typed = await typedContext(deps, team.id);
           return await runner.run(node, {
+            ...typed,
             teamId: team.id,
             timezone: team.timezone,
             weekStartDay: team.weekStartDay === 1 ? 1 : 0,

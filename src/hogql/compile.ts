@@ -1,4 +1,5 @@
 import { type AnySelect, cloneAst } from './ast.js';
+import { type CohortLookup, replaceCohorts } from './cohorts.js';
 import { HogQLQueryError } from './errors.js';
 import { applyLimits, DEFAULT_RETURNED_ROWS } from './limits.js';
 import { parseSelect } from './parse.js';
@@ -20,6 +21,8 @@ export interface CompileOptions extends PrintOptions, PlaceholderValues {
   /** LIMIT for a top-level SELECT without one; null: the maximum. Default 100. */
   defaultLimit?: number | null;
   limits?: QueryLimits;
+  /** Cohorts of the project for `IN COHORT` (none: every cohort reference is an error). */
+  cohorts?: CohortLookup | undefined;
 }
 
 export interface CompiledQuery {
@@ -53,6 +56,7 @@ function compile(input: string | AnySelect, options: CompileOptions): CompiledQu
   if (ast.node !== 'SelectQuery' && ast.node !== 'SelectSetQuery')
     throw new HogQLQueryError('Expected a SELECT query');
   ast = replacePlaceholders(ast, options);
+  ast = replaceCohorts(ast, options.cohorts);
   const hadLimit = applyLimits(
     ast,
     options.defaultLimit === undefined ? DEFAULT_RETURNED_ROWS : options.defaultLimit,

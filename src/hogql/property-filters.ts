@@ -1,4 +1,5 @@
 import { call, compare, constant, type Expr, field } from './ast.js';
+import { cohortFilterToExpr } from './cohort-filter.js';
 import { elementFilterToExpr } from './element-filters.js';
 import { HogQLQueryError } from './errors.js';
 import { parseExpr } from './parse.js';
@@ -106,6 +107,8 @@ const allOf = (exprs: Expr[]): Expr => (exprs.length === 1 ? (exprs[0] as Expr) 
 
 export function propertyFilterToExpr(f: PropertyFilter, scope: FilterScope = 'events'): Expr {
   if (f.type === 'hogql') return parseExpr(f.key);
+  if (f.type === 'cohort' || f.type === 'static-cohort' || f.type === 'precalculated-cohort')
+    return cohortFilterToExpr(f, scope);
   if (f.type === 'element') {
     if (scope !== 'events') throw new HogQLQueryError('Element filters only apply to events');
     return elementFilterToExpr(f);

@@ -5,6 +5,7 @@ import { actionRoutes } from '../api/actions.js';
 import { captureRoutes } from '../api/capture.js';
 import { consoleRoutes } from '../api/console.js';
 import type { ApiOptions } from '../api/context.js';
+import { dataRoutes } from '../api/data-routes.js';
 import { featureFlagRoutes } from '../api/feature-flags.js';
 import { flagSdkRoutes } from '../api/feature-flags-sdk.js';
 import { healthRoutes } from '../api/health.js';
@@ -18,6 +19,11 @@ import { staticRoutes } from '../api/static.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/authenticate.js';
+import {
+  createDefinitionsCollector,
+  type DefinitionsCollector,
+  flushPeriodically,
+} from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
 import { createFlagCache } from '../domain/flags/cache.js';
 import type { CohortLookup } from '../domain/flags/cohorts.js';
@@ -56,6 +62,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The parsed configuration, for route plugins registered without it (draft_sql). */
     config: Config;
+    /** Event and property definitions waiting to be written (tests flush it). */
+    definitions: DefinitionsCollector;
   }
 }
 
@@ -121,13 +129,24 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(queryRoutes, { ...api, query });
   await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
 
-  const pipeline = createIngestPipeline(deps, {
-    maxRows: config.ingestBatchRows,
-    maxDelayMs: config.ingestBatchDelayMs,
-    maxPendingRows: config.ingestMaxPendingRows,
-  });
+  const definitions = createDefinitionsCollector(deps.meta, { now: deps.now });
+  app.decorate('definitions', definitions);
+  const stopDefinitions = flushPeriodically(definitions, 1000, (err) =>
+    app.log.error({ err }, 'writing event and property definitions failed'),
+  );
+  const pipeline = createIngestPipeline(
+    { ...deps, definitions },
+    {
+      maxRows: config.ingestBatchRows,
+      maxDelayMs: config.ingestBatchDelayMs,
+      maxPendingRows: config.ingestMaxPendingRows,
+    },
+  );
   // Runs after in-flight requests finished: whatever they queued is written before stores close.
-  app.addHook('onClose', async () => pipeline.close());
+  app.addHook('onClose', async () => {
+    await pipeline.close();
+    await stopDefinitions();
+  });
   const resolveTeam = createTeamResolver(deps.meta, 60_000, bus);
   await app.register(captureRoutes, {
     ...api,
@@ -159,6 +178,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     resolveTeam,
     hasFlags: async (team) => (await flags.get(team.id)).active.length > 0,
   });
+  await dataRoutes(app, { api, bus, pipeline });
   await app.register(consoleRoutes, api);
   return app;
 }

@@ -3,6 +3,7 @@ import type { MetaDb } from '../../store/meta/db.js';
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { joinInSlices } from '../slices.js';
+import type { DefinitionsCollector } from '../definitions/collector.js';
 import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { PersonCache } from './person-cache.js';
@@ -15,6 +16,8 @@ export interface IngestDeps {
   meta: MetaDb;
   events: EventsStore;
   now: () => Date;
+  /** Event and property definitions, remembered per written request and flushed in batches. */
+  definitions?: DefinitionsCollector | undefined;
 }
 
 /** Table for each part of a write set, in write order: persons before the events that name them. */
@@ -95,10 +98,19 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
       await commit.add(await process(team, fresh));
+      deps.definitions?.observe(
+        team.id,
+        fresh.filter((e) => !isSnapshot(e)),
+        (type) => cache.groupType(team.id, type),
+      );
       recent.remember(
         team.id,
         fresh.map((e) => e.uuid),
       );
+    },
+    /** Drops cached persons of deleted distinct ids: their next event makes a new person. */
+    forget(teamId: number, distinctIds: Iterable<string>): void {
+      cache.forget(teamId, distinctIds);
     },
     pendingRows: commit.pendingRows,
     close: commit.close,

@@ -1,4 +1,6 @@
+import type { CohortLookup } from '../../hogql/cohorts.js';
 import type { AnyProperties } from '../../hogql/property-filters.js';
+import type { PropertyTypeLookup } from '../../hogql/property-types.js';
 import type { EventsStore } from '../../store/events/store.js';
 
 /** What a query runner needs about the project and the engine. */
@@ -14,6 +16,10 @@ export interface RunnerContext {
   signal?: AbortSignal;
   /** The team's test-account filters, applied when a query sets `filterTestAccounts`. */
   testAccountFilters?: AnyProperties;
+  /** The project's property types (definitions), so typed properties compile converted. */
+  propertyType?: PropertyTypeLookup | undefined;
+  /** The project's cohorts, for `IN COHORT` and cohort filters. */
+  cohorts?: CohortLookup | undefined;
 }
 
 /** The result part of a query response (cache fields are added around it). */

@@ -69,6 +69,8 @@ export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): P
     exprs: { filters: filtersExpr(node.filters, ctx.timezone, ctx.now) },
     defaultLimit: DEFAULT_RETURNED_ROWS + 1,
     limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
+    propertyType: ctx.propertyType,
+    cohorts: ctx.cohorts,
   });
   const started = performance.now();
   const out = await ctx.events.queryRows(compiled.sql, {

@@ -36,6 +36,8 @@ export function compileFor(ast: AnySelect, ctx: RunnerContext, options: SelectOp
     exprs: options.exprs,
     defaultLimit: null,
     limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
+    propertyType: ctx.propertyType,
+    cohorts: ctx.cohorts,
   });
   return { ...compiled, timezone };
 }

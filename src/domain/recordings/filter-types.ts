@@ -54,7 +54,9 @@ export type Leaf =
   | { kind: 'snapshot_source'; negate: boolean; values: string[] }
   | { kind: 'visited_page'; condition: PropertyCondition }
   /** Has console output of any of these levels. */
-  | { kind: 'console'; levels: ConsoleLevel[] };
+  | { kind: 'console'; levels: ConsoleLevel[] }
+  /** The session's person is (not) in the cohort; `version` is filled from the metadata store. */
+  | { kind: 'cohort'; id: number; negate: boolean; version?: number | null };
 
 export type FilterNode = Leaf | { kind: 'group'; operator: 'AND' | 'OR'; children: FilterNode[] };
 

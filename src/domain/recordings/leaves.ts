@@ -12,10 +12,18 @@ import {
 } from './filter-types.js';
 
 const MAX_VALUES = 500;
-const TYPES = ['events', 'actions', 'event', 'element', 'person', 'recording', 'log_entry'] as const;
+const TYPES = [
+  'events',
+  'actions',
+  'event',
+  'element',
+  'person',
+  'cohort',
+  'recording',
+  'log_entry',
+] as const;
 const NOT_YET: Record<string, string> = {
   session: 'Filtering recordings by session properties',
-  cohort: 'Filtering recordings by cohort',
   group: 'Filtering recordings by group properties',
   hogql: 'Filtering recordings with HogQL expressions',
   data_warehouse: 'Filtering recordings by data warehouse properties',
@@ -128,6 +136,18 @@ export function leaf(rawValue: unknown, path: string): Leaf {
       return { kind: 'property', condition: condition(raw, path, 'event') };
     case 'person':
       return { kind: 'property', condition: condition(raw, path, 'person') };
+    case 'cohort': {
+      const value = Array.isArray(raw.value) ? raw.value[0] : raw.value;
+      const id =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && /^\d{1,10}$/.test(value)
+            ? Number(value)
+            : NaN;
+      if (!Number.isSafeInteger(id))
+        throw validationError('A cohort filter needs a cohort id.', at(path, 'value'));
+      return { kind: 'cohort', id, negate: raw.operator === 'not_in' };
+    }
     case 'recording':
       return recordingLeaf(raw, path);
     case 'log_entry': {

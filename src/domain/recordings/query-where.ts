@@ -104,6 +104,10 @@ function leafSql(l: Leaf, ctx: WhereContext): string {
     }
     case 'console':
       return `(${l.levels.map((level) => `r.console_${level}_count > 0`).join(' OR ')})`;
+    case 'cohort': {
+      const members = `SELECT person_id FROM ${ctx.store.table('cohort_people')} WHERE team_id = ${ctx.team} AND cohort_id = ${p.add(l.id, 'Int64')} AND version = ${p.add(l.version ?? -1, 'Int64')}`;
+      return `pp.person_id ${l.negate ? 'NOT IN' : 'IN'} (${members})`;
+    }
   }
 }
 
@@ -118,7 +122,7 @@ export function whereSql(node: FilterNode, ctx: WhereContext): string {
 
 export function needsPerson(node: FilterNode): boolean {
   if (node.kind === 'group') return node.children.some(needsPerson);
-  return node.kind === 'property' && node.condition.source === 'person';
+  return (node.kind === 'property' && node.condition.source === 'person') || node.kind === 'cohort';
 }
 
 export function needsUrls(node: FilterNode): boolean {

@@ -6,6 +6,7 @@ import { isUuid } from '../ids.js';
 import { jsonDepthExceeds, MAX_API_JSON_DEPTH } from '../json-depth.js';
 import { resolveDate } from './dates.js';
 import { resolveFilterActions } from './filter-actions.js';
+import { resolveFilterCohorts } from './filter-cohorts.js';
 import type { FilterNode, RecordingQuery } from './filter-types.js';
 import { parseRecordingFilters } from './filters.js';
 import { leaf } from './leaves.js';
@@ -34,12 +35,16 @@ export async function toSearch(
   options: { ignoreDates?: boolean } = {},
 ): Promise<RecordingSearch> {
   const ctx = { tz: team.timezone, now: deps.now(), weekStart: team.weekStartDay ?? 0 };
-  const where = await resolveFilterActions(
+  const where = await resolveFilterCohorts(
     deps,
     team.id,
-    q.filterTestAccounts
-      ? { kind: 'group', operator: 'AND', children: [q.where, ...testAccountFilters(team)] }
-      : q.where,
+    await resolveFilterActions(
+      deps,
+      team.id,
+      q.filterTestAccounts
+        ? { kind: 'group', operator: 'AND', children: [q.where, ...testAccountFilters(team)] }
+        : q.where,
+    ),
   );
   if (q.personUuid !== undefined && !isUuid(q.personUuid)) {
     throw validationError('Must be a valid UUID.', 'person_uuid');

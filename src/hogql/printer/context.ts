@@ -1,3 +1,4 @@
+import type { PropertyTypeLookup } from '../property-types.js';
 import { escapeString } from './escape.js';
 
 export interface PrintOptions {
@@ -14,6 +15,8 @@ export interface PrintOptions {
    * statement that has some already; returns the placeholder.
    */
   bind?: (value: string) => string;
+  /** Declared property types (property definitions): typed properties print converted. */
+  propertyType?: PropertyTypeLookup | undefined;
 }
 
 /** State of one print: the bound parameters and where in the query the printer is. */

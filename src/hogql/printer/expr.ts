@@ -2,8 +2,23 @@ import type { AnySelect, Call, Constant, Expr, WindowExpr, WindowFunction } from
 import { HogQLQueryError } from '../errors.js';
 import { findFunction, suggestFunction } from '../functions/index.js';
 import type { FunctionDef } from '../functions/types.js';
+import { propertySourceOf, typedPropertySql } from '../property-types.js';
 import { infoOf } from '../resolver/info.js';
 import type { PropertyType } from '../types.js';
+
+/** Functions that parse a string argument: a typed property is given to them untyped. */
+const PARSES_TEXT = new Set([
+  'toFloatOrZero',
+  'toIntOrZero',
+  'toFloatOrDefault',
+  'toDateTime',
+  'toDateTime64',
+  'parseDateTime',
+  'parseDateTimeBestEffort',
+  'parseDateTime64BestEffortOrNull',
+  'toDate',
+]);
+
 import { type Operand, printCompare } from './compare.js';
 import type { PrintContext } from './context.js';
 import { escapeIdentifier as id } from './escape.js';
@@ -222,7 +237,20 @@ export class ExprPrinter {
     return this.ctx.bindString(v);
   }
 
+  /** Above 0 while printing the arguments of a function in PARSES_TEXT. */
+  private rawProperties = 0;
+
   private property(t: PropertyType): string {
+    const raw = this.rawProperty(t);
+    // Typed by the project's property definitions, as PostHog's property swapper does.
+    const lookup = this.ctx.options.propertyType;
+    const source = lookup && this.rawProperties === 0 && propertySourceOf(t);
+    if (!lookup || !source) return raw;
+    const type = lookup(source, String(t.chain[0]));
+    return typedPropertySql(raw, type, this.ctx.literal(this.ctx.options.timezone));
+  }
+
+  private rawProperty(t: PropertyType): string {
     const table = t.table ? `${id(this.table(t.table))}.` : '';
     // The column stores exactly the expression below for its key (see store/events/columns.ts).
     if (t.materialized) return `${table}${id(t.materialized)}`;
@@ -287,9 +315,13 @@ export class ExprPrinter {
         );
       this.aggregates[level] = name;
     }
+    // Functions that parse their argument as text get the property's raw text, as PostHog does.
+    const raw = PARSES_TEXT.has(name);
+    if (raw) this.rawProperties++;
     try {
       return this.callSql(def, args, params, !!c.distinct);
     } finally {
+      if (raw) this.rawProperties--;
       if (def.aggregate) this.aggregates[level] = outer ?? null;
     }
   }

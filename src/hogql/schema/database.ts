@@ -1,3 +1,4 @@
+import { cohortPeople } from './cohorts.js';
 import { events } from './events.js';
 import { col, type TableDef } from './fields.js';
 import { groups, personDistinctIds, persons } from './persons.js';
@@ -27,6 +28,7 @@ export const TABLES: ReadonlyMap<string, TableDef> = new Map(
     rawGroups,
     rawSessions,
     rawSessionReplayEvents,
+    cohortPeople,
     numbers,
   ].map((t) => [t.name, t]),
 );

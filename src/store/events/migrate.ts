@@ -3,6 +3,7 @@ import { personsTables } from './migrations/0002_persons.js';
 import { sessionsTable } from './migrations/0003_sessions.js';
 import { sessionReplayTables } from './migrations/0004_session_replay.js';
 import { sessionsViewTuple } from './migrations/0005_sessions_view.js';
+import { cohortPeopleTable } from './migrations/0006_cohort_people.js';
 import type { EventsStore } from './store.js';
 
 /**
@@ -21,6 +22,7 @@ export const EVENTS_MIGRATIONS: EventsMigration[] = [
   sessionsTable,
   sessionReplayTables,
   sessionsViewTuple,
+  cohortPeopleTable,
 ];
 
 export async function migrateEvents(

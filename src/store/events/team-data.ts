@@ -9,6 +9,7 @@ export const TEAM_TABLES = [
   'sessions',
   'session_replay_events',
   'session_replay_snapshots',
+  'cohort_people',
 ] as const;
 
 /**

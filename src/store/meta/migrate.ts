@@ -10,6 +10,8 @@ import * as m0007 from './migrations/0007_batch_export_offsets.js';
 import * as m0008 from './migrations/0008_invite_tokens.js';
 import * as m0012 from './migrations/0012_feature_flags.js';
 import * as m0013 from './migrations/0013_project_secret_keys.js';
+import * as m0015 from './migrations/0015_definitions.js';
+import * as m0016 from './migrations/0016_cohorts.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -25,6 +27,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0008_invite_tokens': m0008,
   '0012_feature_flags': m0012,
   '0013_project_secret_keys': m0013,
+  '0015_definitions': m0015,
+  '0016_cohorts': m0016,
 };
 
 class InCodeMigrations implements MigrationProvider {
