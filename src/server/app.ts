@@ -19,6 +19,7 @@ import { staticRoutes } from '../api/static.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/authenticate.js';
+import { cohortLookup } from '../domain/cohorts/flag-lookup.js';
 import {
   createDefinitionsCollector,
   type DefinitionsCollector,
@@ -164,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const flags = createFlagCache(deps.meta, bus, {
     onError: (err) => app.log.error({ err }, 'flag cache bus failed'),
   });
-  const cohorts = options.cohorts ?? null;
+  const cohorts = options.cohorts ?? cohortLookup(deps);
   await app.register(featureFlagRoutes, { ...api, flags });
   await app.register(flagSdkRoutes, {
     ...api,
