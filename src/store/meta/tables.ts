@@ -4,6 +4,7 @@ import type {
   BatchExportRunsTable,
   BatchExportsTable,
 } from './batch-export-tables.js';
+import type { SavedTables } from './saved-tables.js';
 
 /**
  * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and
@@ -217,7 +218,7 @@ export interface ActionsTable {
   pinned_at: NullableTimestamp;
 }
 
-export interface MetaTables {
+export interface MetaTables extends SavedTables {
   actions: ActionsTable;
   batch_exports: BatchExportsTable;
   batch_export_backfills: BatchExportBackfillsTable;
