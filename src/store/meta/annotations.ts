@@ -25,7 +25,14 @@ export type NewAnnotation = Omit<AnnotationRecord, 'id'>;
 export type AnnotationPatch = Partial<
   Pick<
     AnnotationRecord,
-    'content' | 'dateMarker' | 'creationType' | 'scope' | 'insightId' | 'dashboardId' | 'deleted' | 'updatedAt'
+    | 'content'
+    | 'dateMarker'
+    | 'creationType'
+    | 'scope'
+    | 'insightId'
+    | 'dashboardId'
+    | 'deleted'
+    | 'updatedAt'
   >
 >;
 
@@ -97,7 +104,12 @@ export async function updateAnnotation(
   if (patch.dashboardId !== undefined) set.dashboard_id = patch.dashboardId;
   if (patch.deleted !== undefined) set.deleted = patch.deleted;
   if (patch.updatedAt !== undefined) set.updated_at = patch.updatedAt;
-  const row = await db.updateTable('annotations').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+  const row = await db
+    .updateTable('annotations')
+    .set(set)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
   return row && toAnnotation(row);
 }
 

@@ -131,7 +131,8 @@ export async function updateDashboard(
   if (patch.pinned !== undefined) set.pinned = patch.pinned;
   if (patch.tags !== undefined) set.tags = toJson(patch.tags);
   if (patch.filters !== undefined) set.filters = toJson(patch.filters);
-  if (patch.variables !== undefined) set.variables = patch.variables === null ? null : toJson(patch.variables);
+  if (patch.variables !== undefined)
+    set.variables = patch.variables === null ? null : toJson(patch.variables);
   if (patch.deleted !== undefined) set.deleted = patch.deleted;
   if (Object.keys(set).length === 0) return findDashboard(db, teamId, id);
   const row = await db

@@ -133,7 +133,11 @@ export async function updateInsight(
 }
 
 /** Deleted insights are found too: PATCH `deleted: false` restores one. */
-export async function findInsight(db: MetaDb, teamId: number, id: number): Promise<InsightRecord | undefined> {
+export async function findInsight(
+  db: MetaDb,
+  teamId: number,
+  id: number,
+): Promise<InsightRecord | undefined> {
   const row = await db
     .selectFrom('insights')
     .selectAll()

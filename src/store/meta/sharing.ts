@@ -50,10 +50,7 @@ export async function findSharing(
   return row && toSharing(row);
 }
 
-export async function insertSharing(
-  db: MetaDb,
-  s: Omit<SharingRecord, 'id'>,
-): Promise<SharingRecord> {
+export async function insertSharing(db: MetaDb, s: Omit<SharingRecord, 'id'>): Promise<SharingRecord> {
   const row = await db
     .insertInto('sharing_configurations')
     .values({

@@ -72,7 +72,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('deleted', bool, (c) => c.notNull().defaultTo(no))
     .addColumn('created_at', ts, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('dashboard_tiles_dashboard').on('dashboard_tiles').column('dashboard_id').execute();
+  await db.schema
+    .createIndex('dashboard_tiles_dashboard')
+    .on('dashboard_tiles')
+    .column('dashboard_id')
+    .execute();
   await db.schema.createIndex('dashboard_tiles_insight').on('dashboard_tiles').column('insight_id').execute();
 
   await db.schema

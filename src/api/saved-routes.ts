@@ -1,0 +1,8 @@
+import type { QueryRuntime } from '../query/runtime.js';
+import type { ApiPlugin } from './context.js';
+import { insightRoutes } from './insights.js';
+
+/** Saved insights, dashboards, annotations, sharing links and the MCP tool endpoints. */
+export const savedRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, options) => {
+  await app.register(insightRoutes, options);
+};
