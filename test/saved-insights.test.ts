@@ -86,7 +86,11 @@ describe('creating insights', () => {
     expect(run.json().type).toBe('validation_error');
     const deep: Record<string, unknown> = {};
     let cur = deep;
-    for (let i = 0; i < 60; i++) cur = (cur.x = {}) as Record<string, unknown>;
+    for (let i = 0; i < 60; i++) {
+      const next: Record<string, unknown> = {};
+      cur.x = next;
+      cur = next;
+    }
     expect((await create({ query: { kind: 'HogQLQuery', query: 'SELECT 1', x: deep } })).statusCode).toBe(
       400,
     );
