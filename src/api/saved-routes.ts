@@ -1,8 +1,10 @@
 import type { QueryRuntime } from '../query/runtime.js';
 import type { ApiPlugin } from './context.js';
+import { dashboardRoutes } from './dashboards.js';
 import { insightRoutes } from './insights.js';
 
 /** Saved insights, dashboards, annotations, sharing links and the MCP tool endpoints. */
 export const savedRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, options) => {
   await app.register(insightRoutes, options);
+  await app.register(dashboardRoutes, options);
 };
