@@ -1,4 +1,5 @@
 import type { QueryRuntime } from '../query/runtime.js';
+import { annotationRoutes } from './annotations.js';
 import type { ApiPlugin } from './context.js';
 import { dashboardRoutes } from './dashboards.js';
 import { insightRoutes } from './insights.js';
@@ -7,4 +8,5 @@ import { insightRoutes } from './insights.js';
 export const savedRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, options) => {
   await app.register(insightRoutes, options);
   await app.register(dashboardRoutes, options);
+  await app.register(annotationRoutes, options);
 };
