@@ -3,10 +3,12 @@ import { annotationRoutes } from './annotations.js';
 import type { ApiPlugin } from './context.js';
 import { dashboardRoutes } from './dashboards.js';
 import { insightRoutes } from './insights.js';
+import { mcpToolRoutes } from './mcp-tools.js';
 
 /** Saved insights, dashboards, annotations, sharing links and the MCP tool endpoints. */
 export const savedRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, options) => {
   await app.register(insightRoutes, options);
   await app.register(dashboardRoutes, options);
   await app.register(annotationRoutes, options);
+  await app.register(mcpToolRoutes, options);
 };
