@@ -111,7 +111,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // After in-flight requests: their queries finished; background ones are abandoned with the node.
   app.addHook('onClose', async () => query.close());
   await app.register(queryRoutes, { ...api, query });
-  await app.register(savedRoutes, { ...api, query });
+  await app.register(savedRoutes, { ...api, query, counters: orgAccess.options.counters });
   await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
 
   const pipeline = createIngestPipeline(deps, {
