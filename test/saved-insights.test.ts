@@ -41,7 +41,7 @@ describe('creating insights', () => {
     expect(body.query).toEqual({ kind: 'InsightVizNode', source: trends });
     expect(body).toMatchObject({
       name: 'Signups',
-      saved: true,
+      saved: false,
       favorited: false,
       deleted: false,
       tags: ['growth'],
@@ -157,13 +157,13 @@ describe('results and refresh modes', () => {
 describe('listing, changing and deleting', () => {
   it('filters by short_id, search, favorited, saved and creator', async () => {
     const a = (await create({ name: 'Weekly 100% growth_rate', query: trends, favorited: true })).json();
-    await create({ name: 'Other', description: 'about growth', query: trends, saved: false });
+    await create({ name: 'Other', description: 'about growth', query: trends, saved: true });
     const list = async (qs: string) => (await h.request('GET', `${base}?${qs}`)).json();
     expect((await list(`short_id=${a.short_id}`)).results.map((r: { id: number }) => r.id)).toEqual([a.id]);
     expect((await list('search=100%25 growth_')).results.map((r: { id: number }) => r.id)).toEqual([a.id]);
     expect((await list('search=GROWTH')).count).toBe(2);
     expect((await list('favorited=true')).results.map((r: { id: number }) => r.id)).toEqual([a.id]);
-    expect((await list('saved=false')).count).toBe(1);
+    expect((await list('saved=true')).results.map((r: { name: string }) => r.name)).toEqual(['Other']);
     const me = a.created_by.id;
     expect((await list(`created_by=${me}&limit=2`)).results).toHaveLength(2);
     const page = await list('limit=1&offset=1');

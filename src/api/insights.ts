@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ProjectAccess } from '../domain/access.js';
 import { notFound } from '../domain/errors.js';
+import { TILE_CONCURRENCY } from '../domain/saved/dashboard-view.js';
 import {
   changeInsight,
   createInsight,
@@ -9,7 +10,12 @@ import {
   getInsight,
   listProjectInsights,
 } from '../domain/saved/insights.js';
-import { type InsightResultFields, insightResult, refreshModeOf } from '../domain/saved/results.js';
+import {
+  boundedAll,
+  type InsightResultFields,
+  insightResult,
+  refreshModeOf,
+} from '../domain/saved/results.js';
 import { scope } from '../domain/scopes.js';
 import type { QueryRuntime } from '../query/runtime.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
@@ -48,7 +54,10 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
         deps.meta,
         insights.flatMap((i) => [i.createdBy, i.lastModifiedBy]),
       ),
-      Promise.all(insights.map(results)),
+      boundedAll(
+        insights.map((i) => () => results(i)),
+        TILE_CONCURRENCY,
+      ),
     ]);
     return insights.map((i, n) => toInsight(i, { tiles, users, result: computed[n] as InsightResultFields }));
   };
@@ -100,7 +109,7 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
           page,
         );
         const refresh = refreshModeOf(q.refresh);
-        // A list never calculates more than the cache has unless asked for, and then one at a time.
+        // A list reads the cache only unless asked to refresh; then a few insights at a time.
         const results =
           refresh === 'force_cache'
             ? cachedOnly(access)

@@ -133,8 +133,8 @@ export async function createInsight(
         query: patch.query ?? null,
         tags: patch.tags ?? [],
         favorited: patch.favorited ?? false,
-        // As PostHog: an insight created through the API is saved unless told otherwise.
-        saved: patch.saved ?? true,
+        // PostHog's model default: `saved` is what its UI sets when a user saves an insight.
+        saved: patch.saved ?? false,
         deleted: patch.deleted ?? false,
         createdAt: at,
         createdBy: principal.user.id,
