@@ -35,6 +35,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0013_project_secret_keys',
       '0015_definitions',
       '0016_cohorts',
+      '0020_insights_dashboards',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

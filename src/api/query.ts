@@ -1,20 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { resolveActions } from '../domain/actions/resolve.js';
-import { typedContext } from '../domain/definitions/typed-context.js';
 import { ApiError } from '../domain/errors.js';
-import { queryError } from '../domain/query/errors.js';
-import {
-  applyDashboardFilters,
-  applyVariablesOverride,
-  type DashboardFilter,
-} from '../domain/query/filters.js';
-import { type QueryNode, unwrapQuery } from '../domain/query/kinds.js';
-import { runnerFor } from '../domain/query/run.js';
+import { executeQueryRequest } from '../domain/query/execute.js';
+import type { DashboardFilter } from '../domain/query/filters.js';
 import { scope } from '../domain/scopes.js';
 import { loadParser } from '../hogql/parse.js';
-import type { AnyProperties } from '../hogql/property-filters.js';
 import type { QueryRuntime } from '../query/runtime.js';
 import { projectAccessOf } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
@@ -36,42 +27,10 @@ const PREFIXES = ['/api/environments/:project_id/query/', '/api/projects/:projec
 
 type Body = Static<typeof QueryRequestBody>;
 
-/** Applies the request's overrides to the (unwrapped) node, as PostHog does before running it. */
-function prepare(body: Body, unwrapped: QueryNode): QueryNode {
-  const node = unwrapped;
-  const override = body.filters_override as DashboardFilter | null | undefined;
-  if (override && (node.kind === 'EventsQuery' || node.kind === 'SessionsQuery')) {
-    // Dashboard filters narrow list queries the way PostHog applies them: dates and properties.
-    if (override.date_from) node.after = override.date_from;
-    if (override.date_to) node.before = override.date_to;
-    if (override.properties?.length) {
-      node.properties = [...(Array.isArray(node.properties) ? node.properties : []), ...override.properties];
-    }
-  }
-  if (node.kind === 'HogQLQuery') {
-    const filters = applyDashboardFilters(
-      node.filters as never,
-      body.filters_override as DashboardFilter | null,
-    );
-    if (filters) node.filters = filters;
-    const variables = applyVariablesOverride(
-      node.variables as never,
-      body.variables_override as Record<string, unknown> | null,
-    );
-    if (variables) node.variables = variables;
-  }
-  return runnerFor(node.kind).check(node);
-}
-
-function usesTestAccountFilters(node: QueryNode): boolean {
-  return JSON.stringify(node).includes('"filterTestAccounts":true');
-}
-
 export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
   await loadParser();
   const create = async (request: FastifyRequest, body: Body, kindInPath?: string) => {
-    const access = projectAccessOf(request);
-    const team = access.team;
+    const team = projectAccessOf(request).team;
     if (kindInPath && kindInPath !== (body.query as { kind?: string }).kind) {
       throw new ApiError(
         400,
@@ -80,51 +39,20 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
         `Query kind mismatch: path kind "${kindInPath}" does not match body kind "${String((body.query as { kind?: unknown }).kind)}".`,
       );
     }
-    // Actions are read before the node is checked, so their definitions are part of the cache key.
-    const node = prepare(body, await resolveActions(deps, team.id, unwrapQuery(body.query)));
-    const runner = runnerFor(node.kind);
     const abort = new AbortController();
     request.raw.once('close', () => {
       if (request.raw.destroyed && !request.raw.complete) abort.abort();
     });
-    const outcome = await query.service.executeQuery({
-      team: { id: team.id, timezone: team.timezone },
-      query: node,
+    return executeQueryRequest(deps, query.service, {
+      team,
+      query: body.query,
       refresh: body.refresh,
       legacyAsync: body.async,
       clientQueryId: body.client_query_id ?? null,
-      modifiers: node.modifiers,
-      cacheKeyExtra: {
-        runner: node.kind,
-        week_start_day: team.weekStartDay ?? 0,
-        version: 1,
-        // The project's test-account filters are part of the answer when the query applies them.
-        ...(usesTestAccountFilters(node) ? { test_account_filters: team.testAccountFilters ?? null } : {}),
-      },
-      staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
+      filtersOverride: body.filters_override as DashboardFilter | null | undefined,
+      variablesOverride: body.variables_override as Record<string, unknown> | null | undefined,
       signal: abort.signal,
-      run: async ({ signal, marker, async }) => {
-        try {
-          const typed = await typedContext(deps, team.id);
-          return await runner.run(node, {
-            ...typed,
-            teamId: team.id,
-            timezone: team.timezone,
-            weekStartDay: team.weekStartDay === 1 ? 1 : 0,
-            events: deps.events,
-            testAccountFilters: team.testAccountFilters as AnyProperties,
-            now: deps.now(),
-            // Background calculations get PostHog's async limit (600 s), blocking ones 60 s.
-            async,
-            marker,
-            signal,
-          });
-        } catch (err) {
-          throw queryError(err);
-        }
-      },
     });
-    return outcome;
   };
 
   for (const prefix of PREFIXES) {

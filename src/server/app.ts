@@ -15,6 +15,7 @@ import { personalApiKeyRoutes } from '../api/personal-api-keys.js';
 import { projectRoutes } from '../api/projects.js';
 import { queryRoutes } from '../api/query.js';
 import { sessionRecordingRoutes } from '../api/recordings.js';
+import { savedRoutes } from '../api/saved-routes.js';
 import { staticRoutes } from '../api/static.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
@@ -128,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // After in-flight requests: their queries finished; background ones are abandoned with the node.
   app.addHook('onClose', async () => query.close());
   await app.register(queryRoutes, { ...api, query });
+  await app.register(savedRoutes, { ...api, query, counters: orgAccess.options.counters });
   await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
 
   const definitions = createDefinitionsCollector(deps.meta, { now: deps.now });

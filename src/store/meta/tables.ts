@@ -9,6 +9,7 @@ import type {
   FeatureFlagsTable,
   ProjectSecretApiKeysTable,
 } from './flag-tables.js';
+import type { SavedTables } from './saved-tables.js';
 
 /**
  * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and
@@ -224,7 +225,7 @@ export interface ActionsTable {
   pinned_at: NullableTimestamp;
 }
 
-export interface MetaTables {
+export interface MetaTables extends SavedTables {
   actions: ActionsTable;
   feature_flags: FeatureFlagsTable;
   feature_flag_hash_key_overrides: FeatureFlagHashKeyOverridesTable;

@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import { notFound, validationError } from '../domain/errors.js';
+import { checkDashboardFilter } from '../domain/query/execute.js';
+import type { DashboardFilter } from '../domain/query/filters.js';
+import { isId } from '../domain/saved/fields.js';
+import type { MetaDb } from '../store/meta/db.js';
+import { findUser, type UserRecord } from '../store/meta/users.js';
+
+/** Helpers shared by the insight, dashboard, annotation and sharing routes. */
+
+/** Ids are positive integers; anything else names nothing (404, as a malformed id elsewhere). */
+export const idOf = (raw: string) => {
+  if (!isId(raw)) throw notFound();
+  return Number(raw);
+};
+
+/** The users named by created_by / last_modified_by, each read once per response. */
+export async function usersById(db: MetaDb, ids: (number | null)[]): Promise<Map<number, UserRecord>> {
+  const unique = [...new Set(ids.filter((x): x is number => x !== null))];
+  const users = await Promise.all(unique.map((id) => findUser(db, id)));
+  return new Map(users.filter((u): u is UserRecord => !!u).map((u) => [u.id, u]));
+}
+
+/** A JSON object carried in a query string parameter (PostHog's `filters_override=`). */
+export function jsonParam(raw: string | undefined, attr: string): unknown {
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw validationError('Value must be valid JSON.', attr, 'invalid');
+  }
+}
+
+export function filtersParam(raw: string | undefined): DashboardFilter | null | undefined {
+  const v = jsonParam(raw, 'filters_override');
+  return v === undefined ? undefined : checkDashboardFilter(v);
+}
+
+export function variablesParam(raw: string | undefined): Record<string, unknown> | null | undefined {
+  const v = jsonParam(raw, 'variables_override');
+  if (v === undefined || v === null) return v as undefined | null;
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw validationError('Must be an object.', 'variables_override');
+  return v as Record<string, unknown>;
+}
+
+/** Aborts when the HTTP client goes away before the answer (a blocking calculation stops). */
+export function abortOnClose(request: FastifyRequest): AbortSignal {
+  const abort = new AbortController();
+  request.raw.once('close', () => {
+    if (request.raw.destroyed && !request.raw.complete) abort.abort();
+  });
+  return abort.signal;
+}

@@ -1,0 +1,17 @@
+import type { QueryRuntime } from '../query/runtime.js';
+import type { Counters } from '../store/shared/counters.js';
+import { annotationRoutes } from './annotations.js';
+import type { ApiPlugin } from './context.js';
+import { dashboardRoutes } from './dashboards.js';
+import { insightRoutes } from './insights.js';
+import { mcpToolRoutes } from './mcp-tools.js';
+import { sharingRoutes } from './sharing.js';
+
+/** Saved insights, dashboards, annotations, sharing links and the MCP tool endpoints. */
+export const savedRoutes: ApiPlugin<{ query: QueryRuntime; counters: Counters }> = async (app, options) => {
+  await app.register(insightRoutes, options);
+  await app.register(dashboardRoutes, options);
+  await app.register(annotationRoutes, options);
+  await app.register(mcpToolRoutes, options);
+  await app.register(sharingRoutes, options);
+};
