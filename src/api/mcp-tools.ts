@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ProjectAccess } from '../domain/access.js';
 import { ApiError, permissionDenied } from '../domain/errors.js';
+import { definitionsTaxonomy } from '../domain/mcp-tools/definitions-taxonomy.js';
 import { eventsTableTaxonomy, TaxonomyError } from '../domain/mcp-tools/taxonomy.js';
 import { MCP_TOOLS, ToolArgsError, type ToolContext, ToolError } from '../domain/mcp-tools/tools.js';
 import { grantedScopes, type Principal } from '../domain/principal.js';
@@ -95,7 +96,11 @@ export const mcpToolRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
     };
     return {
       runHogQL: (hogql) => run(hogql, {}),
-      taxonomy: eventsTableTaxonomy(async (q, values) => (await run(q, values)).results, sessionFields),
+      taxonomy: definitionsTaxonomy(
+        deps.meta,
+        access.team.id,
+        eventsTableTaxonomy(async (q, values) => (await run(q, values)).results, sessionFields),
+      ),
       async actionEvents(id) {
         const action = await findAction(deps.meta, access.team.id, id);
         if (!action || action.deleted) return undefined;
