@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPasswordByEmail } from '../src/domain/password-change.js';
 import { CHROMIUM, hasChromium, launchChromium } from './helpers/chromium.js';
 import { backend, type Harness, startHarness } from './helpers/harness.js';
+import { type SmtpSink, startSmtpServer } from './helpers/smtp-server.js';
 
 if (!hasChromium) console.warn(`console-browser: skipped, no Chromium at ${CHROMIUM}`);
 
@@ -23,10 +24,12 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
 
   let site: Server;
   let siteUrl: string;
+  let smtp: SmtpSink;
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
+    smtp = await startSmtpServer();
+    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2', SMTP_URL: smtp.url });
     await setPasswordByEmail(h.deps, email, password);
     base = await h.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
@@ -54,6 +57,7 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await browser?.close();
     await new Promise((resolve) => site?.close(resolve));
     await h?.close();
+    await smtp?.close();
   });
 
   async function logIn(page: Page) {
@@ -303,4 +307,102 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await shot(page, 'recording-player');
     await context.close();
   }, 120_000);
+
+  it('saves an insight to a dashboard, manages people and flags, and lets an invitee sign up', async () => {
+    await sendEvents(30);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await logIn(page);
+
+    // Dashboards: create one, save a Trends insight from the form and add it there.
+    await page.getByRole('link', { name: 'Dashboards' }).click();
+    await page.getByLabel('Name').fill('Weekly review');
+    await page.getByRole('button', { name: 'New dashboard' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Weekly review' }).count()).toBe(1);
+    await page.getByRole('link', { name: 'Insights' }).click();
+    await expect.poll(() => page.locator('.chart canvas').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.getByLabel('Name').fill('Pageviews per day');
+    await page.getByRole('button', { name: 'Save insight' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Saved as');
+    await page.getByLabel('Add to dashboard').selectOption({ label: 'Weekly review' });
+    await expect.poll(() => page.getByText('Added to Weekly review.').count()).toBe(1);
+    await expect
+      .poll(() => page.locator('.saved-list li').allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringContaining('Pageviews per day')]));
+    await page.getByRole('link', { name: 'Dashboards' }).click();
+    await page.getByRole('link', { name: 'Weekly review' }).click();
+    await expect
+      .poll(() => page.locator('.tile h2').allTextContents(), { timeout: 20_000 })
+      .toEqual(['Pageviews per day']);
+    await expect.poll(() => page.locator('.tile .chart canvas').count(), { timeout: 20_000 }).toBe(1);
+    await page.getByLabel('Date range for every tile').selectOption('-30d');
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Refresh' }).isEnabled(), { timeout: 20_000 })
+      .toBe(true);
+    const saved = await h.request('GET', `/api/projects/${h.boot.project_id}/dashboards/?limit=10`);
+    const id = saved.json().results[0].id;
+    expect(
+      (await h.request('GET', `/api/projects/${h.boot.project_id}/dashboards/${id}/`)).json().filters
+        .date_from,
+    ).toBe('-30d');
+    await shot(page, 'dashboard');
+
+    // People: search a person, open them, see their events.
+    await page.getByRole('link', { name: 'People' }).click();
+    await page.getByLabel('Search by email, name or distinct id').fill('user-3');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('table.simple tbody tr').count(), { timeout: 20_000 }).toBe(1);
+    await page.locator('table.simple tbody tr a').first().click();
+    await expect.poll(() => page.locator('code').allTextContents(), { timeout: 20_000 }).toContain('user-3');
+    await expect
+      .poll(() => page.locator('table.events tbody tr').count(), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    await shot(page, 'person');
+
+    // Feature flags: create one, turn it off; SDKs see the change at once.
+    await page.getByRole('link', { name: 'Feature flags' }).click();
+    await page.getByLabel('Key').fill('new-checkout');
+    await page.getByRole('button', { name: 'Create flag' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'new-checkout' }).count()).toBe(1);
+    const flags = async () =>
+      (
+        await h.app.inject({
+          method: 'POST',
+          url: '/flags/?v=2',
+          payload: { token: h.boot.project_api_key, distinct_id: 'user-1' },
+        })
+      ).json().flags;
+    expect((await flags())['new-checkout'].enabled).toBe(true);
+    await page.getByLabel('new-checkout active').uncheck();
+    await expect.poll(async () => (await flags())['new-checkout']).toBeUndefined();
+    await page.getByRole('link', { name: 'new-checkout' }).click();
+    await page.getByRole('button', { name: 'Add variant' }).click();
+    await page.getByRole('button', { name: 'Add variant' }).click();
+    await expect.poll(() => page.getByText('Shares add up to 0%').count()).toBe(1);
+    await page.getByRole('button', { name: 'Save flag' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/100/);
+    await shot(page, 'flag-editor');
+
+    // An invite, accepted from the emailed link in another browser.
+    await page.goto(`${base}/settings/members`);
+    const before = smtp.received.length;
+    await page.getByLabel('Email').fill('new.person@example.com');
+    await page.getByRole('button', { name: 'Send invite' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Invite sent');
+    const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+    const link = /(http\S+\/signup\/\S+#token=\S+)/.exec(mail!.text)?.[1];
+    expect(link).toBeDefined();
+    const invitee = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const join = await invitee.newPage();
+    await join.goto(link!.replace(/^https?:\/\/[^/]+/, base));
+    await expect.poll(() => join.getByText('Invited as new.person@example.com').count()).toBe(1);
+    await join.getByLabel('Your name').fill('New Person');
+    await join.getByLabel('Password').fill('a good long password');
+    await shot(join, 'signup');
+    await join.getByRole('button', { name: 'Create account' }).click();
+    await join.waitForURL(`${base}/`);
+    await expect.poll(() => join.locator('.nav-foot').textContent()).toContain('new.person@example.com');
+    await invitee.close();
+    await context.close();
+  }, 180_000);
 });
