@@ -138,6 +138,11 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await page.getByRole('tab', { name: 'Chart' }).click();
     await expect.poll(() => page.locator('.chart canvas').count()).toBeGreaterThan(0);
     await shot(page, 'sql');
+    await page.getByLabel('Name').fill('Pageviews by day (SQL)');
+    await page.getByRole('button', { name: 'Save as insight' }).click();
+    await expect.poll(() => page.getByText(/Saved as “Pageviews by day \(SQL\)”/).count()).toBe(1);
+    const insights = await h.request('GET', `/api/projects/${h.boot.project_id}/insights/?search=SQL`);
+    expect(insights.json().results[0].query).toMatchObject({ kind: 'DataVisualizationNode' });
 
     // An error is shown in place, in HogQL's words.
     await editor.click();

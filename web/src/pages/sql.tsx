@@ -184,6 +184,25 @@ export function Sql() {
   const cancel = () => abort.current?.abort();
 
   const chart = useMemo(() => (result ? chartOf(result) : null), [result]);
+  const [savedAs, setSavedAs] = useState<string | null>(null);
+  // Saved as PostHog saves a SQL insight: the query inside a DataVisualizationNode.
+  const saveAsInsight = async (event: Event) => {
+    event.preventDefault();
+    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name') ?? '');
+    try {
+      await api('POST', `/api/projects/${team.id}/insights/`, {
+        name,
+        saved: true,
+        query: {
+          kind: 'DataVisualizationNode',
+          source: { kind: 'HogQLQuery', query: editor.current?.value() ?? '' },
+        },
+      });
+      setSavedAs(name);
+    } catch (e) {
+      setError(e);
+    }
+  };
   const initial = localStorage.getItem(STORAGE_KEY) ?? DEFAULT_QUERY;
 
   return (
@@ -252,6 +271,14 @@ export function Sql() {
           ) : (
             <Chart {...chart} title="Query results chart" height={320} />
           )}
+          <form class="row wrap" onSubmit={saveAsInsight}>
+            <label>
+              Name
+              <input name="name" required maxLength={400} placeholder="e.g. Signups by day" />
+            </label>
+            <button type="submit">Save as insight</button>
+            {savedAs && <span role="status">Saved as “{savedAs}”: it can now go on a dashboard.</span>}
+          </form>
         </section>
       )}
     </div>
