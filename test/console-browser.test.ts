@@ -364,6 +364,17 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
       .toBeGreaterThan(0);
     await shot(page, 'person');
 
+    // Cohorts: a static one from distinct ids is counted once calculated.
+    await page.getByRole('link', { name: 'Cohorts' }).click();
+    await page.getByLabel('Name').fill('Early users');
+    await page.getByLabel('Members').selectOption('static');
+    await page.getByRole('textbox', { name: /^Distinct ids/ }).fill('user-1, user-2');
+    await page.getByRole('button', { name: 'Create cohort' }).click();
+    await expect
+      .poll(() => page.locator('table.simple tbody tr').first().textContent(), { timeout: 20_000 })
+      .toMatch(/Early users.*static.*2/);
+    await shot(page, 'cohorts');
+
     // Feature flags: create one, turn it off; SDKs see the change at once.
     await page.getByRole('link', { name: 'Feature flags' }).click();
     await page.getByLabel('Key').fill('new-checkout');

@@ -22,6 +22,7 @@ export const CONSOLE_PAGES = [
     'recordings',
     'events',
     'people',
+    'cohorts',
     'feature_flags',
     'settings',
   ].flatMap((p) => [`/${p}`, `/${p}/*`]),

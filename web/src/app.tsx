@@ -20,6 +20,7 @@ const Dashboards = lazy(() => import('./pages/dashboards').then((m) => m.Dashboa
 const DashboardPage = lazy(() => import('./pages/dashboards').then((m) => m.DashboardPage));
 const Flags = lazy(() => import('./pages/flags').then((m) => m.Flags));
 const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
+const Cohorts = lazy(() => import('./pages/cohorts').then((m) => m.Cohorts));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
 
@@ -62,6 +63,7 @@ function SignedIn() {
             <Route path="/feature_flags/:id" component={FlagPage} />
             <Route path="/people" component={People} />
             <Route path="/people/:id" component={PersonPage} />
+            <Route path="/cohorts" component={Cohorts} />
             <Route path="/recordings/:id" component={RecordingPlayer} />
             <Route path="/settings" component={Settings} />
             <Route path="/settings/:section" component={Settings} />

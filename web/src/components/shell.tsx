@@ -12,6 +12,7 @@ const NAV = [
   { href: '/recordings', label: 'Recordings' },
   { href: '/events', label: 'Events' },
   { href: '/people', label: 'People' },
+  { href: '/cohorts', label: 'Cohorts' },
   { href: '/feature_flags', label: 'Feature flags' },
   { href: '/settings', label: 'Settings' },
 ];

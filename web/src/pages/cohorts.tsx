@@ -1,0 +1,139 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, get } from '../api';
+import { ErrorNote } from '../components/error-note';
+import { useSession } from '../session';
+
+interface Cohort {
+  id: number;
+  name: string | null;
+  is_static: boolean;
+  count: number | null;
+  is_calculating: boolean;
+  last_calculation: string | null;
+  errors_calculating: number;
+}
+
+/** Cohorts: who is in each, how fresh that is; new ones from a person property or a list of ids. */
+export function Cohorts() {
+  const { team } = useSession();
+  const base = `/api/projects/${team.id}/cohorts/`;
+  const [list, setList] = useState<Cohort[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [kind, setKind] = useState<'property' | 'static'>('property');
+  const reload = useCallback(
+    () => get<{ results: Cohort[] }>(`${base}?limit=200`).then((r) => setList(r.results), setError),
+    [base],
+  );
+  useEffect(() => {
+    void reload();
+    // Calculations run in the background: keep the counts current while any is running.
+    const timer = setInterval(() => void reload(), 3000);
+    return () => clearInterval(timer);
+  }, [reload]);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    setError(null);
+    try {
+      if (kind === 'property') {
+        await api('POST', base, {
+          name: data.get('name'),
+          filters: {
+            properties: {
+              type: 'AND',
+              values: [{ type: 'person', key: data.get('key'), value: data.get('value'), operator: 'exact' }],
+            },
+          },
+        });
+      } else {
+        const cohort = await api<{ id: number }>('POST', base, { name: data.get('name'), is_static: true });
+        const ids = String(data.get('ids') ?? '')
+          .split(/[\s,]+/)
+          .filter(Boolean);
+        if (ids.length > 0)
+          await api('PATCH', `${base}${cohort.id}/add_persons_to_static_cohort/`, { distinct_ids: ids });
+      }
+      form.reset();
+      await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <div class="page">
+      <h1>Cohorts</h1>
+      <section class="card">
+        {error !== null && <ErrorNote error={error} />}
+        {list?.length === 0 && <p class="muted">No cohorts yet.</p>}
+        {list && list.length > 0 && (
+          <table class="simple">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Kind</th>
+                <th>People</th>
+                <th>Calculated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name || `Cohort ${c.id}`}</td>
+                  <td>{c.is_static ? 'static' : 'dynamic'}</td>
+                  <td>{c.count ?? '…'}</td>
+                  <td>
+                    {c.is_calculating
+                      ? 'calculating…'
+                      : c.errors_calculating > 0
+                        ? 'failed'
+                        : c.last_calculation
+                          ? new Date(c.last_calculation).toLocaleString()
+                          : 'not yet'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <h3>New cohort</h3>
+        <form class="row wrap" onSubmit={create}>
+          <label>
+            Name
+            <input name="name" required maxLength={400} />
+          </label>
+          <label>
+            Members
+            <select
+              value={kind}
+              onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value as 'property' | 'static')}
+            >
+              <option value="property">with a person property</option>
+              <option value="static">from a list of distinct ids</option>
+            </select>
+          </label>
+          {kind === 'property' ? (
+            <>
+              <label>
+                Property
+                <input name="key" required placeholder="plan" />
+              </label>
+              <label>
+                equals
+                <input name="value" required placeholder="pro" />
+              </label>
+            </>
+          ) : (
+            <label>
+              Distinct ids (comma or space separated)
+              <input name="ids" placeholder="user-1, user-2" />
+            </label>
+          )}
+          <button type="submit" class="primary">
+            Create cohort
+          </button>
+        </form>
+      </section>
+    </div>
+  );
+}
