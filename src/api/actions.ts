@@ -6,8 +6,8 @@ import {
   getAction,
   listProjectActions,
 } from '../domain/actions/actions.js';
-import { notFound } from '../domain/errors.js';
 import { scope } from '../domain/scopes.js';
+import { notFound } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { ActionRecord } from '../store/meta/actions.js';

@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { resolveActions } from '../domain/actions/resolve.js';
-import { ApiError } from '../domain/errors.js';
 import { queryError } from '../domain/query/errors.js';
 import {
   applyDashboardFilters,
@@ -12,9 +11,10 @@ import {
 import { type QueryNode, unwrapQuery } from '../domain/query/kinds.js';
 import { runnerFor } from '../domain/query/run.js';
 import { scope } from '../domain/scopes.js';
+import { ApiError } from '../errors.js';
+import type { QueryRuntime } from '../execution/runtime.js';
 import { loadParser } from '../hogql/parse.js';
 import type { AnyProperties } from '../hogql/property-filters.js';
-import type { QueryRuntime } from '../query/runtime.js';
 import { projectAccessOf } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
 import { draftSqlRoutes } from './query-draft-sql.js';

@@ -1,8 +1,8 @@
+import { notFound, permissionDenied } from '../errors.js';
 import { findMembership, type MembershipRecord, userOrganizationIds } from '../store/meta/memberships.js';
 import { findOrganization, type OrganizationRecord } from '../store/meta/organizations.js';
 import { findTeam, listOrganizationTeams, type TeamRecord } from '../store/meta/teams.js';
 import type { Deps } from './deps.js';
-import { notFound, permissionDenied } from './errors.js';
 import { isUuid } from './ids.js';
 import { ADMIN } from './levels.js';
 import { grantedScopes, type Principal } from './principal.js';

@@ -1,8 +1,8 @@
+import { authenticationFailed } from '../errors.js';
 import { findKeyBySecureValue, touchKey } from '../store/meta/personal-api-keys.js';
 import { findUser } from '../store/meta/users.js';
 import type { Bus } from '../store/shared/bus.js';
 import type { Deps } from './deps.js';
-import { authenticationFailed } from './errors.js';
 import { hashPersonalApiKey } from './ids.js';
 import type { Principal } from './principal.js';
 

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { validationError } from './errors.js';
+import { validationError } from '../errors.js';
 import { text } from './validate.js';
 
 /** Lowercase labels of letters, digits and inner dashes, ending in a TLD of two or more letters. */

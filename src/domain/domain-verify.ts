@@ -1,8 +1,8 @@
+import { ApiError, validationError } from '../errors.js';
 import { updateDomain } from '../store/meta/domains.js';
 import type { OrganizationAccess } from './access.js';
 import type { MetaDeps } from './deps.js';
 import { getDomain, requireAdmin } from './domains.js';
-import { ApiError, validationError } from './errors.js';
 
 /** TXT records of a name, each as its character-strings; rejects with node's DNS error codes. */
 export type TxtLookup = (name: string) => Promise<string[][]>;

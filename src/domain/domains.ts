@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { notFound, validationError } from '../errors.js';
 import {
   type DomainRecord,
   domainTaken,
@@ -11,7 +12,6 @@ import {
 import type { OrganizationAccess } from './access.js';
 import type { MetaDeps } from './deps.js';
 import { domainName, samlAcsUrl, samlEntityId, samlX509Cert } from './domain-fields.js';
-import { notFound, validationError } from './errors.js';
 import { isUuid, newUuid } from './ids.js';
 import { ADMIN } from './levels.js';
 import { insufficientLevel } from './projects.js';

@@ -1,3 +1,4 @@
+import { ApiError, validationError } from '../errors.js';
 import type { MetaDb } from '../store/meta/db.js';
 import {
   deleteInvitesForEmail,
@@ -10,7 +11,6 @@ import { listOrganizationTeams } from '../store/meta/teams.js';
 import { findUserByEmail, type UserRecord } from '../store/meta/users.js';
 import type { OrganizationAccess } from './access.js';
 import type { MetaDeps } from './deps.js';
-import { ApiError, validationError } from './errors.js';
 import { newUuid } from './ids.js';
 import {
   type InviteInput,

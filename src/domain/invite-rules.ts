@@ -1,6 +1,6 @@
+import { permissionDenied, validationError } from '../errors.js';
 import type { ProjectGrant } from '../store/meta/invites.js';
 import type { TeamRecord } from '../store/meta/teams.js';
-import { permissionDenied, validationError } from './errors.js';
 import { LEVELS } from './levels.js';
 import { choice } from './validate.js';
 

@@ -1,8 +1,8 @@
+import { notFound } from '../errors.js';
 import { findInvite, listInvites, deleteInvite as storeDelete } from '../store/meta/invites.js';
 import { usersByIds } from '../store/meta/members.js';
 import type { OrganizationAccess } from './access.js';
 import type { MetaDeps } from './deps.js';
-import { notFound } from './errors.js';
 import { isUuid } from './ids.js';
 import type { InviteWithCreator } from './invite-create.js';
 import { isExpired } from './invite-rules.js';

@@ -1,5 +1,5 @@
+import { permissionDenied, validationError } from '../errors.js';
 import type { MembershipRecord } from '../store/meta/memberships.js';
-import { permissionDenied, validationError } from './errors.js';
 import { ADMIN, OWNER } from './levels.js';
 
 /**

@@ -1,3 +1,4 @@
+import { notFound } from '../errors.js';
 import type { MetaDb } from '../store/meta/db.js';
 import {
   deleteMembership,
@@ -12,7 +13,6 @@ import { findTeam, listOrganizationTeams } from '../store/meta/teams.js';
 import { setUserCurrent, type UserRecord } from '../store/meta/users.js';
 import type { OrganizationAccess } from './access.js';
 import type { MetaDeps } from './deps.js';
-import { notFound } from './errors.js';
 import { isUuid } from './ids.js';
 import { LEVELS } from './levels.js';
 import { checkCanActOn, checkCanLeave, checkLevelChange } from './member-rules.js';

@@ -1,3 +1,4 @@
+import { notFound, permissionDenied, validationError } from '../errors.js';
 import type { MetaDb } from '../store/meta/db.js';
 import { userOrganizationIds } from '../store/meta/memberships.js';
 import {
@@ -11,7 +12,6 @@ import {
 } from '../store/meta/personal-api-keys.js';
 import { teamIdsExist } from '../store/meta/teams.js';
 import type { MetaDeps } from './deps.js';
-import { notFound, permissionDenied, validationError } from './errors.js';
 import { hashPersonalApiKey, isUuid, maskKeyValue, newKeyId, newPersonalApiKeyValue } from './ids.js';
 import type { Principal } from './principal.js';
 import { isValidScope } from './scopes.js';

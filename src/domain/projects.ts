@@ -1,3 +1,4 @@
+import { permissionDenied } from '../errors.js';
 import { deleteTeamData } from '../store/events/team-data.js';
 import type { MetaDb } from '../store/meta/db.js';
 import {
@@ -11,7 +12,6 @@ import {
 } from '../store/meta/teams.js';
 import type { OrganizationAccess, ProjectAccess } from './access.js';
 import type { Deps } from './deps.js';
-import { permissionDenied } from './errors.js';
 import { newProjectApiToken, newUuid } from './ids.js';
 import { ADMIN } from './levels.js';
 import { choice, text, timezone } from './validate.js';

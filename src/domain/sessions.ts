@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { ApiError, validationError } from '../errors.js';
 import {
   deleteExpiredSessions,
   deleteSession,
@@ -10,7 +11,6 @@ import type { UserRecord } from '../store/meta/users.js';
 import { findUserByEmail } from '../store/meta/users.js';
 import type { Counters } from '../store/shared/counters.js';
 import type { MetaDeps } from './deps.js';
-import { ApiError, validationError } from './errors.js';
 import { verifyPassword } from './passwords.js';
 import type { Principal } from './principal.js';
 

@@ -1,3 +1,4 @@
+import { validationError } from '../errors.js';
 import { findInvite, type InviteRecord, markInviteAccepted } from '../store/meta/invites.js';
 import { insertProjectAccess } from '../store/meta/members.js';
 import { findMembership, insertMembership } from '../store/meta/memberships.js';
@@ -5,7 +6,6 @@ import { findOrganization, type OrganizationRecord } from '../store/meta/organiz
 import { listOrganizationTeams } from '../store/meta/teams.js';
 import { findUserByEmail, insertUser, setUserCurrent, type UserRecord } from '../store/meta/users.js';
 import type { MetaDeps } from './deps.js';
-import { validationError } from './errors.js';
 import { isUuid, newUuid } from './ids.js';
 import { isExpired, normalizeEmail } from './invite-rules.js';
 import { hashPassword } from './passwords.js';

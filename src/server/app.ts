@@ -17,7 +17,7 @@ import { createAuthenticator } from '../domain/authenticate.js';
 import type { Deps } from '../domain/deps.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
-import { createQueryRuntime } from '../query/runtime.js';
+import { createQueryRuntime } from '../execution/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
 import type { MetaStore } from '../store/meta/db.js';
 import { type Bus, memoryBus } from '../store/shared/bus.js';

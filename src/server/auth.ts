@@ -8,9 +8,9 @@ import {
 } from '../domain/access.js';
 import type { Authenticator } from '../domain/authenticate.js';
 import type { Deps } from '../domain/deps.js';
-import { notAuthenticated, permissionDenied } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RouteScope } from '../domain/scopes.js';
+import { notAuthenticated, permissionDenied } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

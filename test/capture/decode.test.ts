@@ -9,7 +9,7 @@ import { decodeCapture } from '../../src/capture/decode.js';
 import { normalizeEvent, parseTime } from '../../src/capture/normalize.js';
 import type { DecodeInput, RawEvent } from '../../src/capture/types.js';
 import { uuidv7, validUuid } from '../../src/capture/uuid.js';
-import { ApiError } from '../../src/domain/errors.js';
+import { ApiError } from '../../src/errors.js';
 
 interface Recorded {
   method: string;

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CacheEntry, memoryCache } from '../../src/query/cache.js';
-import { queryCacheKey } from '../../src/query/cache-key.js';
-import { redisCache } from '../../src/query/redis-cache.js';
-import { redisRunLock } from '../../src/query/run-lock.js';
-import { createSingleFlight } from '../../src/query/single-flight.js';
+import { type CacheEntry, memoryCache } from '../../src/execution/cache.js';
+import { queryCacheKey } from '../../src/execution/cache-key.js';
+import { redisCache } from '../../src/execution/redis-cache.js';
+import { redisRunLock } from '../../src/execution/run-lock.js';
+import { createSingleFlight } from '../../src/execution/single-flight.js';
 import { connectRedis, dropRedisPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.REDIS_URL;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { QueryThrottledError } from '../../src/query/errors.js';
-import { QueryExecutor } from '../../src/query/executor.js';
+import { QueryThrottledError } from '../../src/execution/errors.js';
+import { QueryExecutor } from '../../src/execution/executor.js';
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;

@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/errors.js';
-import { type Action, decide, type Freshness, freshnessOf } from '../../src/query/decide.js';
-import { type ExecutionMode, executionModeFromRefresh, queryEndpointMode } from '../../src/query/refresh.js';
+import { ApiError } from '../../src/errors.js';
+import { type Action, decide, type Freshness, freshnessOf } from '../../src/execution/decide.js';
+import {
+  type ExecutionMode,
+  executionModeFromRefresh,
+  queryEndpointMode,
+} from '../../src/execution/refresh.js';
 import {
   cacheTargetAge,
   type Interval,
   isStale,
   nextAllowedClientRefresh,
   stalenessThreshold,
-} from '../../src/query/staleness.js';
+} from '../../src/execution/staleness.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { funnelPersonsQuery } from '../../src/domain/insights/funnels/persons.js';
 import { funnelSpec } from '../../src/domain/insights/funnels/spec.js';
 import { stepsAggregateQuery } from '../../src/domain/insights/funnels/steps.js';
+import { resolveDateRange } from '../../src/domain/time/date-range.js';
 import { compileSelect } from '../../src/hogql/compile.js';
 import { loadParser } from '../../src/hogql/parse.js';
-import { resolveDateRange } from '../../src/query/date-range.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { capture, ok, query, type RawEvent, uuid } from '../helpers/query-lists.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/errors.js';
 import { checkDate, resolveDate } from '../../src/domain/recordings/dates.js';
 import { parseRecordingFilters } from '../../src/domain/recordings/filters.js';
+import { ApiError } from '../../src/errors.js';
 
 /** The first validation problem of a filters object, as the API would report it. */
 function problem(filters: unknown, path = 'filters') {

@@ -1,8 +1,8 @@
+import { notFound, validationError } from '../../errors.js';
 import { actionNamed, findAction, listActions } from '../../store/meta/action-lookups.js';
 import { type ActionPatch, type ActionRecord, insertAction, updateAction } from '../../store/meta/actions.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { checkSteps } from './steps.js';
 

@@ -1,6 +1,6 @@
 import { lookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 import { isPrivate } from './network-blocklist.js';
 
 /**

@@ -1,6 +1,6 @@
+import { ApiError } from '../../errors.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { findTeamByToken, type TeamRecord } from '../../store/meta/teams.js';
-import { ApiError } from '../errors.js';
 
 export const invalidProjectKey = () =>
   new ApiError(

@@ -1,7 +1,7 @@
+import { ApiError } from '../../errors.js';
 import { compileSelect } from '../../hogql/compile.js';
 import { DEFAULT_RETURNED_ROWS } from '../../hogql/limits.js';
 import { ASYNC_LIMITS, SYNC_LIMITS } from '../../hogql/settings.js';
-import { ApiError } from '../errors.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { filtersExpr, type HogQLFilters } from './filters.js';
 import { isoDateTimeColumns } from './values.js';

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../../errors.js';
 import { assertHostAllowed, BlockedHostError, type NetworkPolicy, validateHost } from '../network.js';
 import type { FieldSpecs } from './config.js';
 import { batchBody } from './http-body.js';

@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { validationError } from '../../../errors.js';
 import { type NetworkPolicy, validateHost } from '../network.js';
 import type { FieldSpecs } from './config.js';
 import { objectKey, s3Client } from './s3-client.js';

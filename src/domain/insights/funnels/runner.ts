@@ -1,11 +1,11 @@
 import type { AnyProperties } from '../../../hogql/property-filters.js';
-import { type ResolvedDateRange, resolveDateRange } from '../../../query/date-range.js';
-import type { TrendInterval } from '../../../query/intervals.js';
 import type { QueryResult, RunnerContext } from '../../query/context.js';
 import { effectiveModifiers } from '../../query/hogql-runner.js';
 import type { QueryNode } from '../../query/kinds.js';
 import type { QueryRunner } from '../../query/run.js';
 import { runSelect } from '../../query/run-select.js';
+import { type ResolvedDateRange, resolveDateRange } from '../../time/date-range.js';
+import type { TrendInterval } from '../../time/intervals.js';
 import { insightProperties } from '../entities.js';
 import { funnelPersonsQuery } from './persons.js';
 import { type FunnelSpec, funnelSpec, invalidFunnel } from './spec.js';

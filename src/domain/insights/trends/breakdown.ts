@@ -1,6 +1,6 @@
+import { ApiError } from '../../../errors.js';
 import { call, constant, type Expr, field } from '../../../hogql/ast.js';
 import { parseExpr } from '../../../hogql/parse.js';
-import { ApiError } from '../../errors.js';
 import { checkBreakdownList, joinedValues } from './breakdowns.js';
 import type { BreakdownFilter } from './node.js';
 

@@ -1,5 +1,5 @@
+import { ApiError } from '../../../errors.js';
 import { MAX_SELECT_RETURNED_ROWS } from '../../../hogql/limits.js';
-import { ApiError } from '../../errors.js';
 import type { QueryResult } from '../../query/context.js';
 import { effectiveModifiers } from '../../query/hogql-runner.js';
 import type { QueryNode } from '../../query/kinds.js';

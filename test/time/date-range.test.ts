@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { resolveDateRange, useStartOfInterval } from '../../src/query/date-range.js';
-import { DateRangeError } from '../../src/query/errors.js';
+import { resolveDateRange, useStartOfInterval } from '../../src/domain/time/date-range.js';
 import {
   addIntervals,
   clickhouseWeekMode,
   formatInZone,
   intervalStarts,
   startOfInterval,
-} from '../../src/query/intervals.js';
-import { parseDate } from '../../src/query/relative-date.js';
+} from '../../src/domain/time/intervals.js';
+import { parseDate } from '../../src/domain/time/relative-date.js';
+import { DateRangeError } from '../../src/execution/errors.js';
 
 const NY = 'America/New_York';
 // Tuesday 2024-03-12 11:30:45 in New York (EDT, UTC-4); DST began Sunday 2024-03-10 at 02:00.

@@ -1,22 +1,11 @@
 /** Query execution: refresh modes, cache, single flight, background runs, cancel, date ranges. */
-export { defaultExposeError } from './background.js';
-export type { CacheEntry, QueryCache } from './cache.js';
-export { type CacheKeyInput, queryCacheKey } from './cache-key.js';
-export { CANCELLED_MESSAGE, type StatusAnswer } from './control.js';
+
 export {
   type DateRangeInput,
   type ResolvedDateRange,
   resolveDateRange,
   useStartOfInterval,
-} from './date-range.js';
-export { type Action, decide, type Freshness, freshnessOf } from './decide.js';
-export {
-  DateRangeError,
-  isCancelled,
-  QueryCancelledError,
-  QueryNotFoundError,
-  QueryThrottledError,
-} from './errors.js';
+} from '../domain/time/date-range.js';
 export {
   addIntervals,
   clickhouseWeekMode,
@@ -26,7 +15,20 @@ export {
   startOfInterval,
   type TrendInterval,
   type WeekStartDay,
-} from './intervals.js';
+} from '../domain/time/intervals.js';
+export { parseDate, type RelativeDate } from '../domain/time/relative-date.js';
+export { defaultExposeError } from './background.js';
+export type { CacheEntry, QueryCache } from './cache.js';
+export { type CacheKeyInput, queryCacheKey } from './cache-key.js';
+export { CANCELLED_MESSAGE, type StatusAnswer } from './control.js';
+export { type Action, decide, type Freshness, freshnessOf } from './decide.js';
+export {
+  DateRangeError,
+  isCancelled,
+  QueryCancelledError,
+  QueryNotFoundError,
+  QueryThrottledError,
+} from './errors.js';
 export { engineMarker } from './marker.js';
 export {
   EXECUTION_MODES,
@@ -34,7 +36,6 @@ export {
   executionModeFromRefresh,
   queryEndpointMode,
 } from './refresh.js';
-export { parseDate, type RelativeDate } from './relative-date.js';
 export type { ExecuteQueryOutcome, ExecuteQueryRequest, QueryTeam, RunContext } from './request.js';
 export type { CachedResponse, CacheFields, CacheMissResponse, StalenessHints } from './response.js';
 export { createQueryRuntime, type QueryRuntime, type QueryRuntimeOptions } from './runtime.js';

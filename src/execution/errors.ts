@@ -1,4 +1,4 @@
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from '../errors.js';
 
 /**
  * Errors of query execution. They are ApiErrors, so the HTTP layer answers them as they are, in

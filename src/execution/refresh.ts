@@ -1,4 +1,4 @@
-import { validationError } from '../domain/errors.js';
+import { validationError } from '../errors.js';
 
 /** How a query may use the cache and whether it runs in the request or in the background. */
 export const EXECUTION_MODES = [

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from '../errors.js';
 import type { EngineProcess } from '../store/events/store.js';
 import { CANCELLED_MESSAGE } from './control.js';
 import { isCancelled } from './errors.js';
