@@ -38,11 +38,3 @@ export class QueryCancelledError extends ApiError {
 
 export const isCancelled = (error: unknown): error is QueryCancelledError =>
   error instanceof QueryCancelledError;
-
-/** A `date_from`/`date_to` that is neither a relative date nor an ISO date, or an unknown timezone. */
-export class DateRangeError extends ApiError {
-  constructor(detail: string, attr: string | null = null) {
-    super(400, 'validation_error', 'invalid_input', detail, attr);
-    this.name = 'DateRangeError';
-  }
-}

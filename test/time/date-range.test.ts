@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveDateRange, useStartOfInterval } from '../../src/domain/time/date-range.js';
+import { DateRangeError } from '../../src/domain/time/errors.js';
 import {
   addIntervals,
   clickhouseWeekMode,
@@ -8,7 +9,6 @@ import {
   startOfInterval,
 } from '../../src/domain/time/intervals.js';
 import { parseDate } from '../../src/domain/time/relative-date.js';
-import { DateRangeError } from '../../src/execution/errors.js';
 
 const NY = 'America/New_York';
 // Tuesday 2024-03-12 11:30:45 in New York (EDT, UTC-4); DST began Sunday 2024-03-10 at 02:00.

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DateRangeError } from '../../execution/errors.js';
+import { DateRangeError } from './errors.js';
 import { zoneOf } from './relative-date.js';
 
 /** Intervals trends bucket by. */

@@ -1,5 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
-import { DateRangeError } from '../../execution/errors.js';
+import { DateRangeError } from './errors.js';
 
 /** `-7d`, `-1mStart`, `dEnd`: amount, unit and snap. Units as PostHog: M is minutes, m months. */
 export interface RelativeDate {
