@@ -4,6 +4,7 @@ import {
   deleteMembership,
   findMember,
   listMembers,
+  MEMBER_ORDERS,
   type MemberOrder,
   type MemberRecord,
   setMembershipLevel,
@@ -17,6 +18,9 @@ import { isUuid } from './ids.js';
 import { LEVELS } from './levels.js';
 import { checkCanActOn, checkCanLeave, checkLevelChange } from './member-rules.js';
 import { choice } from './validate.js';
+
+/** The fields a member list may be ordered by (the route adds the `-` descending forms). */
+export { MEMBER_ORDERS, type MemberOrder };
 
 export interface MemberQuery {
   email?: string;

@@ -8,7 +8,7 @@ import {
   slugExists,
   updateOrganization as storeUpdate,
 } from '../store/meta/organizations.js';
-import type { TeamRecord } from '../store/meta/teams.js';
+import { listOrganizationTeams, type TeamRecord } from '../store/meta/teams.js';
 import { setUserCurrent } from '../store/meta/users.js';
 import type { OrganizationAccess } from './access.js';
 import type { Deps } from './deps.js';
@@ -101,4 +101,9 @@ export async function updateOrganization(deps: Deps, access: OrganizationAccess,
     updatedAt: deps.now().toISOString(),
   });
   return (await findOrganization(deps.meta, access.organization.id)) as OrganizationRecord;
+}
+
+/** Every project of an organization, in id order (PostHog lists them inside the organization). */
+export async function organizationProjects(deps: Deps, organizationId: string): Promise<TeamRecord[]> {
+  return (await listOrganizationTeams(deps.meta, organizationId)).results;
 }
