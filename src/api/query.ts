@@ -1,20 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { resolveActions } from '../domain/actions/resolve.js';
-import { queryError } from '../domain/query/errors.js';
-import {
-  applyDashboardFilters,
-  applyVariablesOverride,
-  type DashboardFilter,
-} from '../domain/query/filters.js';
-import { type QueryNode, unwrapQuery } from '../domain/query/kinds.js';
-import { runnerFor } from '../domain/query/run.js';
+import { prepareQuery } from '../domain/query/prepare.js';
 import { scope } from '../domain/scopes.js';
-import { ApiError } from '../errors.js';
 import type { QueryRuntime } from '../execution/runtime.js';
 import { loadParser } from '../hogql/parse.js';
-import type { AnyProperties } from '../hogql/property-filters.js';
 import { projectAccessOf } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
 import { draftSqlRoutes } from './query-draft-sql.js';
@@ -35,90 +25,27 @@ const PREFIXES = ['/api/environments/:project_id/query/', '/api/projects/:projec
 
 type Body = Static<typeof QueryRequestBody>;
 
-/** Applies the request's overrides to the (unwrapped) node, as PostHog does before running it. */
-function prepare(body: Body, unwrapped: QueryNode): QueryNode {
-  const node = unwrapped;
-  const override = body.filters_override as DashboardFilter | null | undefined;
-  if (override && (node.kind === 'EventsQuery' || node.kind === 'SessionsQuery')) {
-    // Dashboard filters narrow list queries the way PostHog applies them: dates and properties.
-    if (override.date_from) node.after = override.date_from;
-    if (override.date_to) node.before = override.date_to;
-    if (override.properties?.length) {
-      node.properties = [...(Array.isArray(node.properties) ? node.properties : []), ...override.properties];
-    }
-  }
-  if (node.kind === 'HogQLQuery') {
-    const filters = applyDashboardFilters(
-      node.filters as never,
-      body.filters_override as DashboardFilter | null,
-    );
-    if (filters) node.filters = filters;
-    const variables = applyVariablesOverride(
-      node.variables as never,
-      body.variables_override as Record<string, unknown> | null,
-    );
-    if (variables) node.variables = variables;
-  }
-  return runnerFor(node.kind).check(node);
-}
-
-function usesTestAccountFilters(node: QueryNode): boolean {
-  return JSON.stringify(node).includes('"filterTestAccounts":true');
-}
-
 export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
   await loadParser();
   const create = async (request: FastifyRequest, body: Body, kindInPath?: string) => {
     const access = projectAccessOf(request);
     const team = access.team;
-    if (kindInPath && kindInPath !== (body.query as { kind?: string }).kind) {
-      throw new ApiError(
-        400,
-        'validation_error',
-        'invalid_input',
-        `Query kind mismatch: path kind "${kindInPath}" does not match body kind "${String((body.query as { kind?: unknown }).kind)}".`,
-      );
-    }
-    // Actions are read before the node is checked, so their definitions are part of the cache key.
-    const node = prepare(body, await resolveActions(deps, team.id, unwrapQuery(body.query)));
-    const runner = runnerFor(node.kind);
+    const prepared = await prepareQuery(deps, team, body, kindInPath);
     const abort = new AbortController();
     request.raw.once('close', () => {
       if (request.raw.destroyed && !request.raw.complete) abort.abort();
     });
     const outcome = await query.service.executeQuery({
       team: { id: team.id, timezone: team.timezone },
-      query: node,
+      query: prepared.node,
       refresh: body.refresh,
       legacyAsync: body.async,
       clientQueryId: body.client_query_id ?? null,
-      modifiers: node.modifiers,
-      cacheKeyExtra: {
-        runner: node.kind,
-        week_start_day: team.weekStartDay ?? 0,
-        version: 1,
-        // The project's test-account filters are part of the answer when the query applies them.
-        ...(usesTestAccountFilters(node) ? { test_account_filters: team.testAccountFilters ?? null } : {}),
-      },
-      staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
+      modifiers: prepared.node.modifiers,
+      cacheKeyExtra: prepared.cacheKeyExtra,
+      staleness: prepared.staleness,
       signal: abort.signal,
-      run: async ({ signal, marker }) => {
-        try {
-          return await runner.run(node, {
-            teamId: team.id,
-            timezone: team.timezone,
-            weekStartDay: team.weekStartDay === 1 ? 1 : 0,
-            events: deps.events,
-            testAccountFilters: team.testAccountFilters as AnyProperties,
-            now: deps.now(),
-            async: false,
-            marker,
-            signal,
-          });
-        } catch (err) {
-          throw queryError(err);
-        }
-      },
+      run: prepared.run,
     });
     return outcome;
   };
