@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { actionRoutes } from '../api/actions.js';
+import { batchExportRoutes } from '../api/batch-exports.js';
 import { captureRoutes } from '../api/capture.js';
-import type { ApiOptions } from '../api/context.js';
+import type { ApiOptions, ApiPlugin } from '../api/context.js';
 import { healthRoutes } from '../api/health.js';
 import { orgAccessRoutes } from '../api/org-access.js';
 import { organizationRoutes } from '../api/organizations.js';
@@ -14,15 +15,18 @@ import { sessionRecordingRoutes } from '../api/recordings.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/authenticate.js';
+import { createScheduler } from '../domain/batch-exports/scheduler.js';
 import type { Deps } from '../domain/deps.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
+import { type PlaylistCounter, startPlaylistCounter } from '../domain/recordings/counter-loop.js';
 import { createQueryRuntime } from '../execution/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
 import type { MetaStore } from '../store/meta/db.js';
 import { type Bus, memoryBus } from '../store/shared/bus.js';
 import { installAuth } from './auth.js';
-import { installBatchExports } from './batch-exports.js';
+import { installBackground } from './background.js';
+import { exportDeps } from './batch-exports.js';
 import { installJsonOnly } from './content.js';
 import { installErrorHandling } from './errors.js';
 import { installRouteContract, registerOpenApi } from './openapi.js';
@@ -93,32 +97,60 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const orgAccess = await setupOrgAccess(app, deps, config);
   installAuth(app, deps, authenticator, orgAccess.sessions);
 
-  const api: ApiOptions = { deps, authenticator, probes };
-  for (const plugin of [
-    healthRoutes,
-    userRoutes,
-    organizationRoutes,
-    projectRoutes,
-    personalApiKeyRoutes,
-    actionRoutes,
-  ]) {
-    await app.register(plugin, api);
-  }
-  await app.register(orgAccessRoutes, { ...api, ...orgAccess.options });
-  await app.register(sessionRecordingRoutes, { ...api, config });
+  // The background loops, created here and started/stopped together by installBackground.
   const query = await createQueryRuntime({ config, events: options.events, bus, now: deps.now });
-  // After in-flight requests: their queries finished; background ones are abandoned with the node.
-  app.addHook('onClose', async () => query.close());
-  await app.register(queryRoutes, { ...api, query });
-  await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
-
+  const exportsDeps = exportDeps(config, options.meta.dialect, deps);
+  const scheduler = createScheduler(exportsDeps, app.log);
+  let playlistCounter: PlaylistCounter | null = null;
+  const counter = { nudge: () => playlistCounter?.nudge() };
   const pipeline = createIngestPipeline(deps, {
     maxRows: config.ingestBatchRows,
     maxDelayMs: config.ingestBatchDelayMs,
     maxPendingRows: config.ingestMaxPendingRows,
   });
-  // Runs after in-flight requests finished: whatever they queued is written before stores close.
-  app.addHook('onClose', async () => pipeline.close());
-  await app.register(captureRoutes, { ...api, pipeline, resolveTeam: createTeamResolver(deps.meta, 60_000) });
+  installBackground(app, [
+    {
+      name: 'batch export scheduler',
+      start: () => {
+        if (config.batchExports.scheduler) scheduler.start();
+      },
+      stop: () => scheduler.stop(),
+    },
+    {
+      name: 'playlist counter',
+      start: () => {
+        playlistCounter = startPlaylistCounter(deps, {
+          intervalMs: config.playlistCountIntervalMs,
+          maxAgeMs: config.playlistCountMaxAgeMs,
+          batch: 50,
+          onError: (err, playlist) =>
+            app.log.warn({ err, playlist: playlist.shortId }, 'playlist count failed'),
+          onPassError: (err) => app.log.error({ err }, 'playlist counter pass failed'),
+        });
+      },
+      stop: async () => playlistCounter?.stop(),
+    },
+    // Queries still running in the background are abandoned with the node.
+    { name: 'query runtime', stop: () => query.close() },
+    // Last: whatever in-flight requests queued is written before the stores close.
+    { name: 'ingestion writer', stop: () => pipeline.close() },
+  ]);
+
+  // Every route plugin, in one place.
+  const api: ApiOptions = { deps, authenticator, probes };
+  const plugins: Array<[ApiPlugin<never>, object]> = [
+    [healthRoutes, api],
+    [userRoutes, api],
+    [organizationRoutes, api],
+    [projectRoutes, api],
+    [personalApiKeyRoutes, api],
+    [actionRoutes, api],
+    [orgAccessRoutes, { ...api, ...orgAccess.options }],
+    [sessionRecordingRoutes, { ...api, config, counter }],
+    [queryRoutes, { ...api, query }],
+    [batchExportRoutes, { ...api, exports: exportsDeps }],
+    [captureRoutes, { ...api, pipeline, resolveTeam: createTeamResolver(deps.meta, 60_000) }],
+  ];
+  for (const [plugin, pluginOptions] of plugins) await app.register(plugin, pluginOptions as never);
   return app;
 }
