@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import { bootstrap } from '../src/domain/bootstrap.js';
+import { bootstrap } from '../src/domain/organizations/bootstrap.js';
 import { loadParser } from '../src/hogql/parse.js';
 import { buildApp } from '../src/server/app.js';
 import { writeBootstrapFile } from '../src/server/bootstrap-file.js';

@@ -5,7 +5,7 @@ import {
   type MemberOrder,
   removeMember,
   updateMember,
-} from '../domain/members.js';
+} from '../domain/organizations/members.js';
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';

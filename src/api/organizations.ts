@@ -4,7 +4,7 @@ import {
   listOrganizations,
   organizationProjects,
   updateOrganization,
-} from '../domain/organizations.js';
+} from '../domain/organizations/organizations.js';
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf, principalOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';

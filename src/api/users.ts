@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { getMe } from '../domain/accounts/users.js';
 import { scope } from '../domain/scopes.js';
-import { getMe } from '../domain/users.js';
 import { principalOf } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
 import { DateTime, Nullable, NullableDateTime, toUserBasic, UserBasic, Uuid } from './schemas/common.js';

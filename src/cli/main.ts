@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { bootstrap } from '../domain/bootstrap.js';
+import { createKey, deleteUserKey, listKeys } from '../domain/accounts/personal-api-keys.js';
 import type { MetaDeps } from '../domain/deps.js';
-import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
+import { bootstrap } from '../domain/organizations/bootstrap.js';
 import { ApiError } from '../errors.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { openMetaStore } from '../store/meta/db.js';

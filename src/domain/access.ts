@@ -4,7 +4,7 @@ import { findOrganization, type OrganizationRecord } from '../store/meta/organiz
 import { findTeam, listOrganizationTeams, type TeamRecord } from '../store/meta/teams.js';
 import type { Deps } from './deps.js';
 import { isUuid } from './ids.js';
-import { ADMIN } from './levels.js';
+import { ADMIN } from './organizations/levels.js';
 import { grantedScopes, type Principal } from './principal.js';
 import { missingScope, type RouteScope } from './scopes.js';
 

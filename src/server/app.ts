@@ -14,7 +14,7 @@ import { queryRoutes } from '../api/query.js';
 import { sessionRecordingRoutes } from '../api/recordings.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
-import { createAuthenticator } from '../domain/authenticate.js';
+import { createAuthenticator } from '../domain/accounts/authenticate.js';
 import { createScheduler } from '../domain/batch-exports/scheduler.js';
 import type { Deps } from '../domain/deps.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';

@@ -6,7 +6,7 @@ import {
   type ProjectAccess,
   type Target,
 } from '../domain/access.js';
-import type { Authenticator } from '../domain/authenticate.js';
+import type { Authenticator } from '../domain/accounts/authenticate.js';
 import type { Deps } from '../domain/deps.js';
 import type { Principal } from '../domain/principal.js';
 import type { RouteScope } from '../domain/scopes.js';

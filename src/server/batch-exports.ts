@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { destinations } from '../adapters/destinations/index.js';
 import type { Config } from '../config.js';
 import type { ExportDeps } from '../domain/batch-exports/deps.js';
-import { destinations } from '../domain/batch-exports/destinations/index.js';
 import { secretBox } from '../domain/batch-exports/secrets.js';
 import type { Deps } from '../domain/deps.js';
 import type { DialectName } from '../store/meta/codec.js';

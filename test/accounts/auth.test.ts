@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADMIN, MEMBER, OWNER } from '../../src/domain/levels.js';
+import { ADMIN, MEMBER, OWNER } from '../../src/domain/organizations/levels.js';
 import { denied, NOT_FOUND } from '../helpers/bodies.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from '../../src/domain/levels.js';
+import { ADMIN } from '../../src/domain/organizations/levels.js';
 import { NOT_FOUND, UUID } from '../helpers/bodies.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 import { expectReply, invalid, organization } from '../helpers/org-access.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertProject } from '../../src/domain/projects.js';
+import { insertProject } from '../../src/domain/organizations/projects.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 
 const ORIGIN = 'http://localhost';

@@ -1,7 +1,7 @@
 import fastJsonStringify from 'fast-json-stringify';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Authenticator } from '../../src/domain/authenticate.js';
+import type { Authenticator } from '../../src/domain/accounts/authenticate.js';
 import type { Deps } from '../../src/domain/deps.js';
 import { describeScope, type RouteScope, SCOPE_OBJECTS, scope } from '../../src/domain/scopes.js';
 import { installAuth } from '../../src/server/auth.js';

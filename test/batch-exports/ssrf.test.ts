@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { destinationRequest } from '../../src/domain/batch-exports/destinations/http-request.js';
-import { connectPostgres } from '../../src/domain/batch-exports/destinations/postgres-connect.js';
-import { s3Client } from '../../src/domain/batch-exports/destinations/s3-client.js';
+import { destinationRequest } from '../../src/adapters/destinations/http-request.js';
+import { connectPostgres } from '../../src/adapters/destinations/postgres-connect.js';
+import { s3Client } from '../../src/adapters/destinations/s3-client.js';
 import {
   assertHostAllowed,
   BlockedHostError,
   checkedAddresses,
   type NetworkPolicy,
-} from '../../src/domain/batch-exports/network.js';
+} from '../../src/adapters/network.js';
 import { type AddressDnsServer, startAddressDnsServer } from '../helpers/dns-address-server.js';
 import { createDestinationDb, type DestinationDb } from '../helpers/export-destinations.js';
 import { drain, insertArrived, schedulerFor, testClock } from '../helpers/export-fixtures.js';

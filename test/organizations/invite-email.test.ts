@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN } from '../../src/domain/levels.js';
+import { ADMIN } from '../../src/domain/organizations/levels.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 import { organization } from '../helpers/org-access.js';
 import { type SmtpSink, startSmtpServer } from '../helpers/smtp-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, MEMBER, OWNER } from '../../src/domain/levels.js';
+import { ADMIN, MEMBER, OWNER } from '../../src/domain/organizations/levels.js';
 import { insertMembership } from '../../src/store/meta/memberships.js';
 import { setUserCurrent } from '../../src/store/meta/users.js';
 import { DENIED, denied, ISO, NOT_FOUND, UUID } from '../helpers/bodies.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { mergeGrants, normalizeEmail } from '../../src/domain/invite-rules.js';
-import { inviteEmail } from '../../src/domain/mail.js';
-import { hashPassword, verifyPassword } from '../../src/domain/passwords.js';
+import { hashPassword, verifyPassword } from '../../src/domain/accounts/passwords.js';
+import { mergeGrants, normalizeEmail } from '../../src/domain/organizations/invite-rules.js';
+import { inviteEmail } from '../../src/domain/organizations/mail.js';
 import type { InviteRecord } from '../../src/store/meta/invites.js';
 import type { OrganizationRecord } from '../../src/store/meta/organizations.js';
 import type { UserRecord } from '../../src/store/meta/users.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, MEMBER, OWNER } from '../../src/domain/levels.js';
+import { ADMIN, MEMBER, OWNER } from '../../src/domain/organizations/levels.js';
 import { DENIED, INSUFFICIENT, ISO, NOT_FOUND, UUID } from '../helpers/bodies.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, MEMBER } from '../../src/domain/levels.js';
+import { ADMIN, MEMBER } from '../../src/domain/organizations/levels.js';
 import { TEAM_TABLES } from '../../src/store/events/team-data.js';
 import { DENIED, INSUFFICIENT, ISO, NOT_FOUND, UUID } from '../helpers/bodies.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';

@@ -1,0 +1,107 @@
+import { lookup, Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { validationError } from '../errors.js';
+import { isPrivate } from './network-blocklist.js';
+
+/**
+ * SSRF protection for destinations: unless private networks are allowed, a destination host must
+ * resolve only to public addresses. Checked when an export is saved, and by every connection
+ * itself, which goes to the address it checked (a name can be repointed at any moment).
+ */
+export interface NetworkPolicy {
+  allowPrivate: boolean;
+  /** DNS_SERVERS: resolve destination hosts with these servers instead of the system's resolver. */
+  dnsServers?: string[] | undefined;
+}
+
+export class BlockedHostError extends Error {}
+
+export interface Address {
+  address: string;
+  family: 4 | 6;
+}
+
+const resolvers = new Map<string, Resolver>();
+function resolverFor(servers: string[]): Resolver {
+  const key = servers.join(',');
+  let r = resolvers.get(key);
+  if (!r) {
+    r = new Resolver({ timeout: 5000, tries: 2 });
+    r.setServers(servers);
+    resolvers.set(key, r);
+  }
+  return r;
+}
+
+async function resolve(policy: NetworkPolicy, host: string): Promise<Address[]> {
+  if (isIP(host)) return [{ address: host, family: isIP(host) as 4 | 6 }];
+  if (policy.dnsServers?.length) {
+    const r = resolverFor(policy.dnsServers);
+    const [v4, v6] = await Promise.all([r.resolve4(host).catch(() => []), r.resolve6(host).catch(() => [])]);
+    const found = [
+      ...v4.map((address) => ({ address, family: 4 as const })),
+      ...v6.map((address) => ({ address, family: 6 as const })),
+    ];
+    if (found.length > 0) return found;
+    // Names the servers do not know (`localhost`, /etc/hosts entries) go to the system resolver.
+  }
+  return (await lookup(host, { all: true })).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
+}
+
+/**
+ * The addresses `host` resolves to now, every one allowed by the policy, or BlockedHostError.
+ * A connection must go to one of these very addresses (see pinnedLookup): resolving the name a
+ * second time could answer differently (DNS rebinding).
+ */
+export async function checkedAddresses(policy: NetworkPolicy, host: string): Promise<Address[]> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  let addresses: Address[];
+  try {
+    addresses = await resolve(policy, bare);
+  } catch {
+    throw new BlockedHostError(`Destination host '${host}' could not be resolved`);
+  }
+  if (!policy.allowPrivate && addresses.some((a) => isPrivate(a.address))) {
+    throw new BlockedHostError(
+      `Destination host '${host}' is on a private network; set BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS=true to allow it`,
+    );
+  }
+  return addresses;
+}
+
+/** Throws BlockedHostError when `host` resolves to an address the policy forbids. */
+export async function assertHostAllowed(policy: NetworkPolicy, host: string): Promise<void> {
+  if (policy.allowPrivate && !policy.dnsServers?.length) return;
+  await checkedAddresses(policy, host);
+}
+
+/** Whether connections must resolve through checkedAddresses (else the system's resolver is fine). */
+export const pinsConnections = (policy: NetworkPolicy) => !policy.allowPrivate || !!policy.dnsServers?.length;
+
+type LookupCallback = (err: Error | null, address: string | Address[], family?: number) => void;
+
+/**
+ * A `lookup` for sockets (net, http, https agents): each connection resolves once, checks what
+ * it got and connects to exactly that, so no answer reaches a socket unchecked.
+ */
+export function pinnedLookup(policy: NetworkPolicy) {
+  return (host: string, options: { all?: boolean } | number, callback: LookupCallback) => {
+    checkedAddresses(policy, host).then(
+      (addresses) => {
+        if (typeof options === 'object' && options.all) callback(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (error: Error) => callback(error, ''),
+    );
+  };
+}
+
+/** The same check at save time, as a validation error on `destination`. */
+export async function validateHost(policy: NetworkPolicy, host: string): Promise<void> {
+  try {
+    await assertHostAllowed(policy, host);
+  } catch (error) {
+    if (error instanceof BlockedHostError) throw validationError(error.message, 'destination');
+    throw error;
+  }
+}
