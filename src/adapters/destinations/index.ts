@@ -1,12 +1,9 @@
-import type { Destination } from '../../domain/batch-exports/destinations/types.js';
-import type { DestinationType } from '../../domain/batch-exports/types.js';
+import type { Destinations } from '../../domain/batch-exports/destinations/types.js';
 import type { NetworkPolicy } from '../network.js';
 import { httpDestination } from './http.js';
 import { noopDestination } from './noop.js';
 import { postgresDestination } from './postgres.js';
 import { s3Destination } from './s3.js';
-
-export type Destinations = Record<DestinationType, Destination>;
 
 /** `pageRows` also sizes Parquet row groups (one per page). */
 export function destinations(policy: NetworkPolicy, pageRows: number): Destinations {

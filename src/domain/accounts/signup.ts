@@ -1,4 +1,5 @@
 import { validationError } from '../../errors.js';
+import { isUniqueViolation } from '../../store/meta/errors.js';
 import { findInvite, type InviteRecord, markInviteAccepted } from '../../store/meta/invites.js';
 import { insertProjectAccess } from '../../store/meta/members.js';
 import { findMembership, insertMembership } from '../../store/meta/memberships.js';
@@ -90,7 +91,7 @@ export async function acceptInvite(
         createdAt: at,
         lastLogin: null,
       }).catch((error) => {
-        throw /unique|23505/i.test(String(error?.code ?? error?.message)) ? accountExists() : error;
+        throw isUniqueViolation(error) ? accountExists() : error;
       }));
     if (await findMembership(trx, organization.id, user.id)) {
       throw validationError('You are already a member of this organization.', null, 'user_already_member');

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../store/meta/errors.js';
 import { countOrganizations } from '../../store/meta/organizations.js';
 import { findKeyBySecureValue } from '../../store/meta/personal-api-keys.js';
 import { findUserByEmail, insertUser, type UserRecord } from '../../store/meta/users.js';
@@ -20,15 +21,6 @@ export interface BootstrapOptions {
 }
 
 const BOOTSTRAP_SLUG = 'default';
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return (
-    e?.code === '23505' ||
-    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    /UNIQUE constraint/.test(e?.message ?? '')
-  );
-}
 
 /**
  * Makes an empty installation usable: one organization, project, owner and full-access key. Returns

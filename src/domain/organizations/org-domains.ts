@@ -9,6 +9,7 @@ import {
   deleteDomain as storeDelete,
   updateDomain as storeUpdate,
 } from '../../store/meta/domains.js';
+import { isUniqueViolation } from '../../store/meta/errors.js';
 import type { OrganizationAccess } from '../access.js';
 import type { MetaDeps } from '../deps.js';
 import { isUuid, newUuid } from '../ids.js';
@@ -30,11 +31,6 @@ export function requireAdmin(access: OrganizationAccess): void {
 }
 
 const duplicate = () => validationError('domain with this domain already exists.', 'domain', 'unique');
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || /UNIQUE constraint/.test(e?.message ?? '');
-}
 
 function samlPatch(input: DomainInput) {
   return {
