@@ -5,8 +5,14 @@ import { effectiveModifiers } from '../../query/hogql-runner.js';
 import type { QueryNode } from '../../query/kinds.js';
 import type { QueryRunner } from '../../query/run.js';
 import { runSelect } from '../../query/run-select.js';
-import { BREAKDOWN_OTHER, breakdownValue, checkBreakdown, DEFAULT_BREAKDOWN_LIMIT } from './breakdown.js';
-import { resultValue, valueLabel } from './breakdowns.js';
+import {
+  BREAKDOWN_OTHER,
+  breakdownValue,
+  checkBreakdown,
+  DEFAULT_BREAKDOWN_LIMIT,
+  resultValue,
+  valueLabel,
+} from './breakdown.js';
 import { compileFormula } from './formula.js';
 import { formulaResults, formulasOf } from './formula-results.js';
 import { checkMath, MATHS } from './math.js';
