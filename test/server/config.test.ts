@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -65,6 +66,37 @@ describe('configuration', () => {
       shutdownTimeoutMs: 500,
       logLevel: 'debug',
       adminEmail: 'ops@example.com',
+    });
+  });
+
+  // The table in docs/configuration.md is the list of settings: every row is read by loadConfig,
+  // every variable loadConfig reads has a row, and every documented default is accepted.
+  describe('docs/configuration.md', () => {
+    const ROOT = join(import.meta.dirname, '..', '..');
+    const rows = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8')
+      .split('\n')
+      .map((line) => /^\|\s*`([A-Z][A-Z0-9_]+)`\s*\|\s*([^|]*?)\s*\|/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ name: m[1] as string, default: /^`([^`]*)`$/.exec(m[2] as string)?.[1] }));
+    const source = readFileSync(join(ROOT, 'src', 'config.ts'), 'utf8');
+    const read = new Set(
+      [...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|'([A-Z][A-Z0-9_]{2,})'/g)].map(
+        (m) => (m[1] ?? m[2]) as string,
+      ),
+    );
+
+    it('documents every variable the server reads, and nothing else', () => {
+      const documented = new Set(rows.map((r) => r.name));
+      expect(documented.size).toBeGreaterThanOrEqual(40);
+      expect([...read].filter((v) => !documented.has(v)).sort()).toEqual([]);
+      expect([...documented].filter((v) => !read.has(v)).sort()).toEqual([]);
+    });
+
+    it('accepts every documented default', () => {
+      for (const row of rows) {
+        if (row.default === undefined) continue;
+        expect(() => loadConfig({ [row.name]: row.default }), row.name).not.toThrow();
+      }
     });
   });
 });
