@@ -10,7 +10,7 @@ import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
 import { runImport } from './import.js';
 
-const USAGE = `Usage: npm run burrow -- <command> [options]
+const USAGE = `Usage: npx burrow <command> [options]
 
 Works directly on the data directory (or DATABASE_URL); the server need not be running.
 
