@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer from 'nodemailer';
 import type { Mailer } from '../domain/organizations/mail.js';
 
 export interface ClosableMailer extends Mailer {
@@ -17,12 +16,15 @@ export function createMailer(
   log: FastifyBaseLogger,
 ): ClosableMailer | null {
   if (!smtpUrl) return null;
-  const transport = nodemailer.createTransport(smtpUrl, { from });
+  // nodemailer is loaded only when SMTP_URL is set.
+  const transport = import('nodemailer').then(({ default: nodemailer }) =>
+    nodemailer.createTransport(smtpUrl, { from }),
+  );
   const pending = new Set<Promise<void>>();
   return {
     deliver(email) {
       const sending: Promise<void> = transport
-        .sendMail(email)
+        .then((t) => t.sendMail(email))
         .then((info) => log.info({ to: email.to, messageId: info.messageId }, 'email sent'))
         .catch((err) => log.error({ err, to: email.to }, 'email could not be sent'))
         .finally(() => pending.delete(sending));
@@ -30,7 +32,7 @@ export function createMailer(
     },
     async close() {
       await Promise.allSettled([...pending]);
-      transport.close();
+      (await transport).close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import pg from 'pg';
+import type pg from 'pg';
 import { checkedAddresses, type NetworkPolicy, pinsConnections } from '../network.js';
 
 /**
@@ -19,7 +19,8 @@ export async function connectPostgres(
     address = first!.address;
   }
   const servername = isIP(host.replace(/^\[|\]$/g, '')) ? undefined : host;
-  const client = new pg.Client({
+  const { default: pgClient } = await import('pg');
+  const client = new pgClient.Client({
     host: address,
     port: Number(config.port ?? 5432),
     user: String(config.user),

@@ -1,5 +1,3 @@
-import { Redis } from 'ioredis';
-
 /**
  * Fixed-window counters for rate limits. In memory they count per process; with Redis every node
  * sharing `prefix` counts together, so a limit holds however many nodes serve the API.
@@ -34,6 +32,7 @@ export function memoryCounters(now: () => number = Date.now): Counters {
 }
 
 export async function redisCounters(url: string, prefix: string): Promise<Counters> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: false });
   await redis.connect();
   return {
