@@ -17,7 +17,8 @@ import S3rver from 's3rver';
 import { loadConfig } from '../src/config.js';
 import { bootstrap } from '../src/domain/organizations/bootstrap.js';
 import { openStores } from '../src/server/runtime.js';
-import { formatTimestamp, insertEvents } from '../src/store/events/insert.js';
+import { formatTimestamp } from '../src/store/events/insert.js';
+import { insertEvents } from '../test/helpers/events-insert.js';
 import { table } from './lib.js';
 
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents } from '../../src/store/events/insert.js';
+import { insertEvents } from '../helpers/events-insert.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { capture, ok, otherProject, query, type RawEvent, uuid } from '../helpers/query-lists.js';
 

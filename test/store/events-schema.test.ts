@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { materializedEventColumn } from '../../src/store/events/columns.js';
+import { formatTimestamp } from '../../src/store/events/insert.js';
+import { EVENTS_MIGRATIONS, migrateEvents } from '../../src/store/events/migrate.js';
+import type { EventRow } from '../../src/store/events/rows.js';
+import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
 import {
-  formatTimestamp,
   insertDistinctIds,
   insertEvents,
   insertPersons,
   insertReplayEvents,
   insertSnapshots,
-} from '../../src/store/events/insert.js';
-import { EVENTS_MIGRATIONS, migrateEvents } from '../../src/store/events/migrate.js';
-import type { EventRow } from '../../src/store/events/rows.js';
-import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
+} from '../helpers/events-insert.js';
 
 // chDB: one data directory per process, so one per file; each test gets its own database.
 const dataDir = mkdtempSync(join(tmpdir(), 'burrow-evschema-'));
