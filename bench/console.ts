@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { consoleDir } from '../src/api/console.js';
-import { setPasswordByEmail } from '../src/domain/password-change.js';
+import { setPasswordByEmail } from '../src/domain/accounts/password-change.js';
 import { launchChromium } from '../test/helpers/chromium.js';
 import { startHarness } from '../test/helpers/harness.js';
 import { median, table } from './lib.js';

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import { bootstrap } from '../src/domain/bootstrap.js';
+import { bootstrap } from '../src/domain/organizations/bootstrap.js';
 import { loadParser } from '../src/hogql/parse.js';
 import { buildApp } from '../src/server/app.js';
 import { writeBootstrapFile } from '../src/server/bootstrap-file.js';
 import { openStores } from '../src/server/runtime.js';
-import { insertDistinctIds, insertEvents, insertPersons } from '../src/store/events/insert.js';
+import { insertDistinctIds, insertEvents, insertPersons } from '../test/helpers/events-insert.js';
 import { eventRow, generator, personRows } from './event-generator.js';
 
 /** `--rows`, `--runs` and `--dir` from the command line. */

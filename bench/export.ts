@@ -15,9 +15,10 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import S3rver from 's3rver';
 import { loadConfig } from '../src/config.js';
-import { bootstrap } from '../src/domain/bootstrap.js';
+import { bootstrap } from '../src/domain/organizations/bootstrap.js';
 import { openStores } from '../src/server/runtime.js';
-import { formatTimestamp, insertEvents } from '../src/store/events/insert.js';
+import { formatTimestamp } from '../src/store/events/insert.js';
+import { insertEvents } from '../test/helpers/events-insert.js';
 import { table } from './lib.js';
 
 const { values } = parseArgs({

@@ -14,8 +14,9 @@ import { toSearch } from '../src/domain/recordings/search.js';
 import { buildApp } from '../src/server/app.js';
 import { createLogger } from '../src/server/logger.js';
 import { bootstrapInstallation, openStores } from '../src/server/runtime.js';
-import { formatTimestamp, insertEvents, insertReplayEvents } from '../src/store/events/insert.js';
+import { formatTimestamp } from '../src/store/events/insert.js';
 import { findTeam } from '../src/store/meta/teams.js';
+import { insertEvents, insertReplayEvents } from '../test/helpers/events-insert.js';
 import { median, table } from './lib.js';
 
 const { values } = parseArgs({

@@ -1,10 +1,15 @@
 // Bundles the server and the CLI into dist/. One file per entry point loads several times faster
 // than Node resolving hundreds of ESM files, which is most of the cold start. Type checking is
 // `npm run typecheck`; this only transpiles.
-import { build } from 'esbuild';
-import { build as buildConsole } from 'vite';
+import { distIsStale } from './stale.mjs';
+
+// `--if-stale` (npm start, the burrow CLI): keep dist/ when it is newer than every source.
+if (process.argv.includes('--if-stale') && !distIsStale()) process.exit(0);
+
+const { build } = await import('esbuild');
 
 await build({
+  absWorkingDir: new URL('..', import.meta.url).pathname,
   entryPoints: ['src/main.ts', 'src/cli/main.ts'],
   outdir: 'dist',
   outbase: 'src',
@@ -30,4 +35,8 @@ await build({
 });
 
 // The web console (web/): a static single-page app the server serves from dist/web.
-await buildConsole({ configFile: 'web/vite.config.ts', logLevel: 'warn' });
+const { build: buildConsole } = await import('vite');
+await buildConsole({
+  configFile: new URL('../web/vite.config.ts', import.meta.url).pathname,
+  logLevel: 'warn',
+});

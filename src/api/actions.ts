@@ -1,17 +1,17 @@
 import { Type } from 'typebox';
 import {
+  actionCreators,
   changeAction,
   createAction,
   deleteAction,
   getAction,
   listProjectActions,
 } from '../domain/actions/actions.js';
-import { notFound } from '../domain/errors.js';
 import { scope } from '../domain/scopes.js';
+import { notFound } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { ActionRecord } from '../store/meta/actions.js';
-import { findUser, type UserRecord } from '../store/meta/users.js';
 import type { ApiPlugin } from './context.js';
 import { Action, ActionBody, ActionIdParams, toAction } from './schemas/actions.js';
 import { ProjectIdParams } from './schemas/common.js';
@@ -30,14 +30,8 @@ const idOf = (raw: string) => {
 export const actionRoutes: ApiPlugin = async (app, { deps }) => {
   // created_by is shown as the user; a page usually has a handful of distinct creators.
   const shape = async (actions: ActionRecord[]) => {
-    const users = new Map<number, Promise<UserRecord | undefined>>();
-    return Promise.all(
-      actions.map(async (a) => {
-        if (a.createdBy === null) return toAction(a, null);
-        if (!users.has(a.createdBy)) users.set(a.createdBy, findUser(deps.meta, a.createdBy));
-        return toAction(a, (await users.get(a.createdBy)) ?? null);
-      }),
-    );
+    const creators = await actionCreators(deps, actions);
+    return actions.map((a) => toAction(a, a.createdBy === null ? null : (creators.get(a.createdBy) ?? null)));
   };
   const one = async (a: ActionRecord) => (await shape([a]))[0] as ReturnType<typeof toAction>;
 

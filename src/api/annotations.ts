@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { validationError } from '../domain/errors.js';
 import {
   ANNOTATION_SCOPES,
   changeAnnotation,
@@ -10,6 +9,7 @@ import {
   listProjectAnnotations,
 } from '../domain/saved/annotations.js';
 import { scope } from '../domain/scopes.js';
+import { validationError } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { AnnotationRecord, AnnotationScope } from '../store/meta/annotations.js';

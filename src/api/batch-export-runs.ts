@@ -14,7 +14,7 @@ import {
   retryRun,
 } from '../domain/batch-exports/runs.js';
 import { getExport } from '../domain/batch-exports/service.js';
-import { notFound } from '../domain/errors.js';
+import { notFound } from '../errors.js';
 import { type Family, read, tags, withId, write } from './batch-export-common.js';
 import { Backfill, CursorList, Run, toBackfill, toRun } from './schemas/batch-exports.js';
 

@@ -9,9 +9,9 @@ import {
   MAX_STATIC_ADD,
   parseCohortCsv,
 } from '../domain/cohorts/cohorts.js';
-import { ApiError } from '../domain/errors.js';
 import { listPersons } from '../domain/persons/persons.js';
 import { scope } from '../domain/scopes.js';
+import { ApiError } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { CohortRecord } from '../store/meta/cohorts.js';

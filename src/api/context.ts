@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Authenticator } from '../domain/authenticate.js';
+import type { Authenticator } from '../domain/accounts/authenticate.js';
 import type { Deps } from '../domain/deps.js';
 import type { Bus } from '../store/shared/bus.js';
 

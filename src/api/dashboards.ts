@@ -10,8 +10,8 @@ import {
 } from '../domain/saved/dashboards.js';
 import { refreshModeOf } from '../domain/saved/results.js';
 import { scope } from '../domain/scopes.js';
-import type { ExecutionMode } from '../query/refresh.js';
-import type { QueryRuntime } from '../query/runtime.js';
+import type { ExecutionMode } from '../execution/refresh.js';
+import type { QueryRuntime } from '../execution/runtime.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { Paginated, pageOf, paginate } from '../server/pagination.js';
 import { type DashboardRecord, tilesOfInsights } from '../store/meta/dashboards.js';

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { notFound } from '../domain/errors.js';
 import type { FlagCache } from '../domain/flags/cache.js';
 import { changeFlag, createFlag, type FlagDeps, getFlag, listFlags } from '../domain/flags/flags.js';
 import { describeSecretKey, revokeSecretKey, rotateSecretKey } from '../domain/flags/secret-key.js';
 import { scope } from '../domain/scopes.js';
+import { notFound } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { FeatureFlagRecord } from '../store/meta/feature-flags.js';

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ProjectAccess } from '../domain/access.js';
-import { notFound } from '../domain/errors.js';
 import { TILE_CONCURRENCY } from '../domain/saved/dashboard-view.js';
 import {
   changeInsight,
@@ -17,7 +16,8 @@ import {
   refreshModeOf,
 } from '../domain/saved/results.js';
 import { scope } from '../domain/scopes.js';
-import type { QueryRuntime } from '../query/runtime.js';
+import { notFound } from '../errors.js';
+import type { QueryRuntime } from '../execution/runtime.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { Paginated, pageOf, paginate } from '../server/pagination.js';
 import { findDashboard, tilesOfInsights } from '../store/meta/dashboards.js';

@@ -1,9 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { validationError } from '../domain/errors.js';
-import { createInvites, deleteInvite, listOrganizationInvites, MAX_BULK_INVITES } from '../domain/invites.js';
-import type { Mailer } from '../domain/mail.js';
+import {
+  createInvites,
+  deleteInvite,
+  listOrganizationInvites,
+  MAX_BULK_INVITES,
+} from '../domain/organizations/invites.js';
+import type { Mailer } from '../domain/organizations/mail.js';
 import { scope } from '../domain/scopes.js';
+import { validationError } from '../errors.js';
 import { organizationAccessOf, principalOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { ApiPlugin } from './context.js';

@@ -1,9 +1,14 @@
 import { Type } from 'typebox';
-import { listOrganizationMembers, removeMember, updateMember } from '../domain/members.js';
+import {
+  listOrganizationMembers,
+  MEMBER_ORDERS,
+  type MemberOrder,
+  removeMember,
+  updateMember,
+} from '../domain/organizations/members.js';
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
-import { MEMBER_ORDERS, type MemberOrder } from '../store/meta/members.js';
 import type { ApiPlugin } from './context.js';
 import { OrganizationIdParams } from './schemas/common.js';
 import { Member, toMember } from './schemas/members.js';

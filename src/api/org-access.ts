@@ -1,12 +1,12 @@
-import type { TxtLookup } from '../domain/domain-verify.js';
-import type { Mailer } from '../domain/mail.js';
-import type { LoginLimits } from '../domain/sessions.js';
+import type { LoginLimits } from '../domain/accounts/login-sessions.js';
+import type { Mailer } from '../domain/organizations/mail.js';
+import type { TxtLookup } from '../domain/organizations/org-domain-verify.js';
 import type { Counters } from '../store/shared/counters.js';
 import type { ApiPlugin } from './context.js';
-import { domainRoutes } from './domains.js';
 import { inviteRoutes } from './invites.js';
+import { sessionRoutes } from './login-sessions.js';
 import { memberRoutes } from './members.js';
-import { sessionRoutes } from './sessions.js';
+import { domainRoutes } from './org-domains.js';
 import { signupRoutes } from './signup.js';
 
 export interface OrgAccessOptions {

@@ -1,9 +1,13 @@
 import { Type } from 'typebox';
-import { createOrganization, listOrganizations, updateOrganization } from '../domain/organizations.js';
+import {
+  createOrganization,
+  listOrganizations,
+  organizationProjects,
+  updateOrganization,
+} from '../domain/organizations/organizations.js';
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf, principalOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
-import { listOrganizationTeams } from '../store/meta/teams.js';
 import type { ApiPlugin } from './context.js';
 import { OrganizationIdParams } from './schemas/common.js';
 import { Organization, OrganizationInput, toOrganization } from './schemas/organizations.js';
@@ -18,7 +22,7 @@ const CreateBody = Type.Object(
 
 export const organizationRoutes: ApiPlugin = async (app, { deps, authenticator }) => {
   const render = async (org: Parameters<typeof toOrganization>[0], level: number | null) =>
-    toOrganization(org, level, (await listOrganizationTeams(deps.meta, org.id)).results);
+    toOrganization(org, level, await organizationProjects(deps, org.id));
 
   app.get(
     '/api/organizations/',

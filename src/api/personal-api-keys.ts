@@ -7,7 +7,7 @@ import {
   listKeys,
   rollKey,
   updateUserKey,
-} from '../domain/personal-api-keys.js';
+} from '../domain/accounts/personal-api-keys.js';
 import { AUTHENTICATED, INTERNAL } from '../domain/scopes.js';
 import { principalOf } from '../server/auth.js';
 import type { PersonalApiKeyRecord } from '../store/meta/personal-api-keys.js';

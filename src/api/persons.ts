@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { validationError } from '../domain/errors.js';
 import {
   changeProperties,
   deletePersons,
@@ -11,6 +10,7 @@ import {
   personsForBulkDelete,
 } from '../domain/persons/persons.js';
 import { scope } from '../domain/scopes.js';
+import { validationError } from '../errors.js';
 import { projectAccessOf } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
 import { ProjectIdParams } from './schemas/common.js';

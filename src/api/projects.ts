@@ -1,7 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { TEAM_CHANGED } from '../domain/ingest/teams.js';
-import { createProject, deleteProject, listProjects, updateProject } from '../domain/projects.js';
+import {
+  createProject,
+  deleteProject,
+  listProjects,
+  updateProject,
+} from '../domain/organizations/projects.js';
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { throttled } from '../domain/accounts/login-sessions.js';
 import type { Deps } from '../domain/deps.js';
 import { catalogCache } from '../domain/draft-sql/catalog.js';
 import { CURRENT_QUERY_MAX, PROMPT_MAX } from '../domain/draft-sql/errors.js';
 import { createLimiter } from '../domain/draft-sql/limiter.js';
 import { draftSql } from '../domain/draft-sql/service.js';
 import { scope } from '../domain/scopes.js';
-import { throttled } from '../domain/sessions.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { ErrorBody, ProjectIdParams } from './schemas/common.js';
 

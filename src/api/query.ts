@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../domain/errors.js';
 import { executeQueryRequest } from '../domain/query/execute.js';
 import type { DashboardFilter } from '../domain/query/filters.js';
 import { scope } from '../domain/scopes.js';
+import type { QueryRuntime } from '../execution/runtime.js';
 import { loadParser } from '../hogql/parse.js';
-import type { QueryRuntime } from '../query/runtime.js';
 import { projectAccessOf } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
 import { draftSqlRoutes } from './query-draft-sql.js';
@@ -31,14 +30,6 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
   await loadParser();
   const create = async (request: FastifyRequest, body: Body, kindInPath?: string) => {
     const team = projectAccessOf(request).team;
-    if (kindInPath && kindInPath !== (body.query as { kind?: string }).kind) {
-      throw new ApiError(
-        400,
-        'validation_error',
-        'invalid_input',
-        `Query kind mismatch: path kind "${kindInPath}" does not match body kind "${String((body.query as { kind?: unknown }).kind)}".`,
-      );
-    }
     const abort = new AbortController();
     request.raw.once('close', () => {
       if (request.raw.destroyed && !request.raw.complete) abort.abort();
@@ -52,6 +43,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
       filtersOverride: body.filters_override as DashboardFilter | null | undefined,
       variablesOverride: body.variables_override as Record<string, unknown> | null | undefined,
       signal: abort.signal,
+      ...(kindInPath ? { kindInPath } : {}),
     });
   };
 

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { notFound, validationError } from '../domain/errors.js';
-import { checkDashboardFilter } from '../domain/query/execute.js';
 import type { DashboardFilter } from '../domain/query/filters.js';
+import { checkDashboardFilter } from '../domain/query/prepare.js';
 import { isId } from '../domain/saved/fields.js';
+import { notFound, validationError } from '../errors.js';
 import type { MetaDb } from '../store/meta/db.js';
 import { findUser, type UserRecord } from '../store/meta/users.js';
 

@@ -1,4 +1,4 @@
-import type { QueryRuntime } from '../query/runtime.js';
+import type { QueryRuntime } from '../execution/runtime.js';
 import type { Counters } from '../store/shared/counters.js';
 import { annotationRoutes } from './annotations.js';
 import type { ApiPlugin } from './context.js';

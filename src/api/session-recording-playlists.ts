@@ -37,7 +37,10 @@ const ListQuery = Type.Object({
   order: Type.Optional(Type.String({ description: 'A field, `-` first for descending' })),
 });
 
-export const playlistRoutes: ApiPlugin<{ counter: PlaylistCounter }> = async (app, { deps, counter }) => {
+export const playlistRoutes: ApiPlugin<{ counter: Pick<PlaylistCounter, 'nudge'> }> = async (
+  app,
+  { deps, counter },
+) => {
   const one = async (request: FastifyRequest, p: PlaylistRecord) =>
     toPlaylist((await viewPlaylists(deps, principalOf(request), [p]))[0]!);
 

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { throttled } from '../domain/accounts/login-sessions.js';
 import { dashboardTiles } from '../domain/saved/dashboard-view.js';
 import { insightResult } from '../domain/saved/results.js';
 import { changeSharing, getSharing, refreshSharing, resolveShared } from '../domain/saved/sharing.js';
 import { PUBLIC, scope } from '../domain/scopes.js';
-import { throttled } from '../domain/sessions.js';
-import type { QueryRuntime } from '../query/runtime.js';
+import type { QueryRuntime } from '../execution/runtime.js';
 import { projectAccessOf } from '../server/auth.js';
 import type { SharingRecord, SharingTarget } from '../store/meta/sharing.js';
 import type { Counters } from '../store/shared/counters.js';

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import { inviteExpiresAt } from '../domain/invite-rules.js';
+import { resolveSession, SESSION_COOKIE, startSession } from '../domain/accounts/login-sessions.js';
+import { acceptInvite, inviteForSignup } from '../domain/accounts/signup.js';
+import { inviteExpiresAt } from '../domain/organizations/invite-rules.js';
 import { PUBLIC } from '../domain/scopes.js';
-import { resolveSession, SESSION_COOKIE, startSession } from '../domain/sessions.js';
-import { acceptInvite, inviteForSignup } from '../domain/signup.js';
 import { sessionToken } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
+import { setSessionCookie } from './login-sessions.js';
 import { DateTime, toUserBasic, UserBasic, Uuid } from './schemas/common.js';
-import { setSessionCookie } from './sessions.js';
 
 const tags = ['signup'];
 const Params = Type.Object({ invite_id: Type.String() });

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { SESSION_COOKIE } from '../domain/accounts/login-sessions.js';
+import { getMe, updateMe } from '../domain/accounts/users.js';
 import { scope } from '../domain/scopes.js';
-import { SESSION_COOKIE } from '../domain/sessions.js';
-import { getMe, updateMe } from '../domain/users.js';
 import { principalOf, sessionToken } from '../server/auth.js';
 import type { ApiPlugin } from './context.js';
 import { DateTime, Nullable, NullableDateTime, toUserBasic, UserBasic, Uuid } from './schemas/common.js';

@@ -1,4 +1,4 @@
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from '../errors.js';
 
 /**
  * Capture's errors, in the `{type, code, detail, attr}` shape and with the wording of PostHog's

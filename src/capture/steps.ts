@@ -1,7 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
-import { SLICE_MS } from '../domain/slices.js';
+
+// How long decoding may hold the event loop before yielding (as the ingest pipeline's slices).
+const SLICE_MS = 3;
+
 import { type Codec, decompress, decompressError } from './bytes.js';
 
 /**

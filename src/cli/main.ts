@@ -1,13 +1,13 @@
 import '../threadpool.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { bootstrap } from '../domain/bootstrap.js';
+import { setPasswordByEmail } from '../domain/accounts/password-change.js';
+import { createKey, deleteUserKey, listKeys } from '../domain/accounts/personal-api-keys.js';
 import type { MetaDeps } from '../domain/deps.js';
-import { ApiError } from '../domain/errors.js';
-import { reissueInviteToken } from '../domain/invite-token.js';
-import { signupUrl } from '../domain/mail.js';
-import { setPasswordByEmail } from '../domain/password-change.js';
-import { createKey, deleteUserKey, listKeys } from '../domain/personal-api-keys.js';
+import { bootstrap } from '../domain/organizations/bootstrap.js';
+import { reissueInviteToken } from '../domain/organizations/invite-token.js';
+import { signupUrl } from '../domain/organizations/mail.js';
+import { ApiError } from '../errors.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { findTeam } from '../store/meta/teams.js';
@@ -15,7 +15,7 @@ import { findUserByEmail } from '../store/meta/users.js';
 import { runImport } from './import.js';
 import { readPassword } from './read-password.js';
 
-const USAGE = `Usage: npm run burrow -- <command> [options]
+const USAGE = `Usage: npx burrow <command> [options]
 
 Works directly on the data directory (or DATABASE_URL); the server need not be running.
 

@@ -1,10 +1,10 @@
+import { notFound, permissionDenied } from '../errors.js';
 import { findMembership, type MembershipRecord, userOrganizationIds } from '../store/meta/memberships.js';
 import { findOrganization, type OrganizationRecord } from '../store/meta/organizations.js';
 import { findTeam, listOrganizationTeams, type TeamRecord } from '../store/meta/teams.js';
 import type { Deps } from './deps.js';
-import { notFound, permissionDenied } from './errors.js';
 import { isUuid } from './ids.js';
-import { ADMIN } from './levels.js';
+import { ADMIN } from './organizations/levels.js';
 import { grantedScopes, type Principal } from './principal.js';
 import { missingScope, type RouteScope } from './scopes.js';
 

@@ -1,4 +1,4 @@
-import { validationError } from './errors.js';
+import { validationError } from '../errors.js';
 
 /** DRF CharField rules: trimmed, not blank, bounded. */
 export function text(value: string, attr: string, maxLength: number): string {

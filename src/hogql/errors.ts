@@ -24,7 +24,4 @@ export class HogQLQueryError extends HogQLError {
   override readonly exposed = true;
 }
 
-/** A bug or an unsupported construct on our side; the user sees a generic message. */
-export class HogQLInternalError extends HogQLError {}
-
 export const isExposed = (err: unknown): err is HogQLError => err instanceof HogQLError && err.exposed;

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { actionRoutes } from '../api/actions.js';
+import { batchExportRoutes } from '../api/batch-exports.js';
 import { captureRoutes } from '../api/capture.js';
 import { consoleRoutes } from '../api/console.js';
-import type { ApiOptions } from '../api/context.js';
+import type { ApiOptions, ApiPlugin } from '../api/context.js';
 import { dataRoutes } from '../api/data-routes.js';
 import { featureFlagRoutes } from '../api/feature-flags.js';
 import { flagSdkRoutes } from '../api/feature-flags-sdk.js';
@@ -19,7 +20,8 @@ import { savedRoutes } from '../api/saved-routes.js';
 import { staticRoutes } from '../api/static.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
-import { createAuthenticator } from '../domain/authenticate.js';
+import { createAuthenticator } from '../domain/accounts/authenticate.js';
+import { createScheduler } from '../domain/batch-exports/scheduler.js';
 import { cohortLookup } from '../domain/cohorts/flag-lookup.js';
 import {
   createDefinitionsCollector,
@@ -32,12 +34,15 @@ import type { CohortLookup } from '../domain/flags/cohorts.js';
 import { createFlagEvaluator } from '../domain/flags/service.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
-import { createQueryRuntime } from '../query/runtime.js';
+import { type PlaylistCounter, startPlaylistCounter } from '../domain/recordings/counter-loop.js';
+import { createQueryRuntime } from '../execution/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
 import type { MetaStore } from '../store/meta/db.js';
+import type { TeamRecord } from '../store/meta/teams.js';
 import { type Bus, memoryBus } from '../store/shared/bus.js';
 import { installAuth } from './auth.js';
-import { installBatchExports } from './batch-exports.js';
+import { installBackground } from './background.js';
+import { exportDeps } from './batch-exports.js';
 import { installJsonOnly } from './content.js';
 import { installErrorHandling } from './errors.js';
 import { installRouteContract, registerOpenApi } from './openapi.js';
@@ -112,31 +117,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const orgAccess = await setupOrgAccess(app, deps, config);
   installAuth(app, deps, authenticator, orgAccess.sessions);
 
-  const api: ApiOptions = { deps, authenticator, probes, bus };
-  for (const plugin of [
-    healthRoutes,
-    userRoutes,
-    organizationRoutes,
-    projectRoutes,
-    personalApiKeyRoutes,
-    actionRoutes,
-  ]) {
-    await app.register(plugin, api);
-  }
-  await app.register(orgAccessRoutes, { ...api, ...orgAccess.options });
-  await app.register(sessionRecordingRoutes, { ...api, config });
+  // The background loops, created here and started/stopped together by installBackground.
   const query = await createQueryRuntime({ config, events: options.events, bus, now: deps.now });
-  // After in-flight requests: their queries finished; background ones are abandoned with the node.
-  app.addHook('onClose', async () => query.close());
-  await app.register(queryRoutes, { ...api, query });
-  await app.register(savedRoutes, { ...api, query, counters: orgAccess.options.counters });
-  await installBatchExports(app, { config, dialect: options.meta.dialect, deps, api });
-
+  const exportsDeps = exportDeps(config, options.meta.dialect, deps);
+  const scheduler = createScheduler(exportsDeps, app.log);
+  let playlistCounter: PlaylistCounter | null = null;
+  const counter = { nudge: () => playlistCounter?.nudge() };
+  // Event and property definitions, collected as events are written and stored once a second.
   const definitions = createDefinitionsCollector(deps.meta, { now: deps.now });
   app.decorate('definitions', definitions);
-  const stopDefinitions = flushPeriodically(definitions, 1000, (err) =>
-    app.log.error({ err }, 'writing event and property definitions failed'),
-  );
+  let stopDefinitions: (() => Promise<void>) | null = null;
   const pipeline = createIngestPipeline(
     { ...deps, definitions },
     {
@@ -145,43 +135,96 @@ export async function buildApp(options: AppOptions): Promise<App> {
       maxPendingRows: config.ingestMaxPendingRows,
     },
   );
-  // Runs after in-flight requests finished: whatever they queued is written before stores close.
-  app.addHook('onClose', async () => {
-    await pipeline.close();
-    await stopDefinitions();
-  });
-  const resolveTeam = createTeamResolver(deps.meta, 60_000, bus);
-  await app.register(captureRoutes, {
-    ...api,
-    pipeline,
-    resolveTeam,
-    limits: {
-      maxDecodedBytes: config.captureMaxDecodedBytes,
-      maxEvents: config.captureMaxEvents,
-      maxDepth: config.captureMaxJsonDepth,
-      maxEventBytes: config.captureMaxEventBytes,
-      maxRecordingEventBytes: config.captureMaxRecordingEventBytes,
-      concurrency: config.captureConcurrency,
+  installBackground(app, [
+    {
+      name: 'batch export scheduler',
+      start: () => {
+        if (config.batchExports.scheduler) scheduler.start();
+      },
+      stop: () => scheduler.stop(),
     },
-  });
+    {
+      name: 'playlist counter',
+      start: () => {
+        playlistCounter = startPlaylistCounter(deps, {
+          intervalMs: config.playlistCountIntervalMs,
+          maxAgeMs: config.playlistCountMaxAgeMs,
+          batch: 50,
+          onError: (err, playlist) =>
+            app.log.warn({ err, playlist: playlist.shortId }, 'playlist count failed'),
+          onPassError: (err) => app.log.error({ err }, 'playlist counter pass failed'),
+        });
+      },
+      stop: async () => playlistCounter?.stop(),
+    },
+    // Queries still running in the background are abandoned with the node.
+    { name: 'query runtime', stop: () => query.close() },
+    // Whatever in-flight requests queued is written before the stores close...
+    { name: 'ingestion writer', stop: () => pipeline.close() },
+    // ...and last, the definitions those writes collected.
+    {
+      name: 'definitions writer',
+      start: () => {
+        stopDefinitions = flushPeriodically(definitions, 1000, (err) =>
+          app.log.error({ err }, 'writing event and property definitions failed'),
+        );
+      },
+      stop: async () => stopDefinitions?.(),
+    },
+  ]);
+
+  // Every route plugin, in one place.
+  const api: ApiOptions = { deps, authenticator, probes, bus };
+  const resolveTeam = createTeamResolver(deps.meta, 60_000, bus);
   const flags = createFlagCache(deps.meta, bus, {
     onError: (err) => app.log.error({ err }, 'flag cache bus failed'),
   });
   const cohorts = options.cohorts ?? cohortLookup(deps);
-  await app.register(featureFlagRoutes, { ...api, flags });
-  await app.register(flagSdkRoutes, {
-    ...api,
-    flags,
-    cohorts,
-    resolveTeam,
-    evaluate: createFlagEvaluator(deps, flags, cohorts),
-  });
-  await app.register(staticRoutes, {
-    ...api,
-    resolveTeam,
-    hasFlags: async (team) => (await flags.get(team.id)).active.length > 0,
-  });
+  const plugins: Array<[ApiPlugin<never>, object]> = [
+    [healthRoutes, api],
+    [userRoutes, api],
+    [organizationRoutes, api],
+    [projectRoutes, api],
+    [personalApiKeyRoutes, api],
+    [actionRoutes, api],
+    [orgAccessRoutes, { ...api, ...orgAccess.options }],
+    [sessionRecordingRoutes, { ...api, config, counter }],
+    [queryRoutes, { ...api, query }],
+    [savedRoutes, { ...api, query, counters: orgAccess.options.counters }],
+    [batchExportRoutes, { ...api, exports: exportsDeps }],
+    [
+      captureRoutes,
+      {
+        ...api,
+        pipeline,
+        resolveTeam,
+        limits: {
+          maxDecodedBytes: config.captureMaxDecodedBytes,
+          maxEvents: config.captureMaxEvents,
+          maxDepth: config.captureMaxJsonDepth,
+          maxEventBytes: config.captureMaxEventBytes,
+          maxRecordingEventBytes: config.captureMaxRecordingEventBytes,
+          concurrency: config.captureConcurrency,
+        },
+      },
+    ],
+    [featureFlagRoutes, { ...api, flags }],
+    [
+      flagSdkRoutes,
+      { ...api, flags, cohorts, resolveTeam, evaluate: createFlagEvaluator(deps, flags, cohorts) },
+    ],
+    [
+      staticRoutes,
+      {
+        ...api,
+        resolveTeam,
+        hasFlags: async (team: TeamRecord) => (await flags.get(team.id)).active.length > 0,
+      },
+    ],
+    [consoleRoutes, api],
+  ];
+  for (const [plugin, pluginOptions] of plugins) await app.register(plugin, pluginOptions as never);
+  // Persons, events, definitions, groups and cohorts (with the cohort calculator's loop).
   await dataRoutes(app, { api, bus, pipeline });
-  await app.register(consoleRoutes, api);
   return app;
 }

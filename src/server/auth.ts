@@ -6,12 +6,12 @@ import {
   type ProjectAccess,
   type Target,
 } from '../domain/access.js';
-import type { Authenticator } from '../domain/authenticate.js';
+import type { Authenticator } from '../domain/accounts/authenticate.js';
+import { csrfMatches } from '../domain/accounts/login-sessions.js';
 import type { Deps } from '../domain/deps.js';
-import { ApiError, notAuthenticated, permissionDenied } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RouteScope } from '../domain/scopes.js';
-import { csrfMatches } from '../domain/sessions.js';
+import { ApiError, notAuthenticated, permissionDenied } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

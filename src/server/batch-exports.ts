@@ -1,12 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { batchExportRoutes } from '../api/batch-exports.js';
-import type { ApiOptions } from '../api/context.js';
+import { destinations } from '../adapters/destinations/index.js';
 import type { Config } from '../config.js';
 import type { ExportDeps } from '../domain/batch-exports/deps.js';
-import { destinations } from '../domain/batch-exports/destinations/index.js';
-import { createScheduler, type Scheduler } from '../domain/batch-exports/scheduler.js';
 import { secretBox } from '../domain/batch-exports/secrets.js';
 import type { Deps } from '../domain/deps.js';
 import type { DialectName } from '../store/meta/codec.js';
@@ -30,6 +26,7 @@ function secretKey(config: Config): string {
   return readFileSync(path, 'utf8').trim();
 }
 
+/** What batch exports run with: the stores, the secret box for credentials, the destination clients. */
 export function exportDeps(config: Config, dialect: DialectName, deps: Deps): ExportDeps {
   return {
     ...deps,
@@ -41,17 +38,4 @@ export function exportDeps(config: Config, dialect: DialectName, deps: Deps): Ex
     ),
     settings: { ...config.batchExports },
   };
-}
-
-/** Routes, and the scheduler: started with the server unless BATCH_EXPORTS_SCHEDULER=false, stopped on close. */
-export async function installBatchExports(
-  app: FastifyInstance,
-  options: { config: Config; dialect: DialectName; deps: Deps; api: ApiOptions },
-): Promise<Scheduler> {
-  const deps = exportDeps(options.config, options.dialect, options.deps);
-  await app.register(batchExportRoutes, { ...options.api, exports: deps });
-  const scheduler = createScheduler(deps, app.log);
-  if (options.config.batchExports.scheduler) app.addHook('onReady', async () => scheduler.start());
-  app.addHook('onClose', async () => scheduler.stop());
-  return scheduler;
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BootstrapResult } from '../domain/bootstrap.js';
+import type { BootstrapResult } from '../domain/organizations/bootstrap.js';
 
 /** Written once, readable by the owner only: it holds the first full-access key. */
 export function writeBootstrapFile(dataDir: string, result: BootstrapResult): string {

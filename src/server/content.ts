@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { ApiError } from '../domain/errors.js';
 import { jsonDepthExceeds, MAX_API_JSON_DEPTH } from '../domain/json-depth.js';
+import { ApiError } from '../errors.js';
 
 const parseError = (detail: string) =>
   new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${detail}`);

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from '../errors.js';
 import { validationToApiError } from './validation.js';
 
 const SERVER_ERROR = { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null };

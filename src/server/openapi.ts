@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorBody } from '../api/schemas/common.js';
 import { describeScope, PUBLIC } from '../domain/scopes.js';
+import { REQUEST_EXAMPLES } from './openapi-examples.js';
 
 const DOCS_PREFIX = '/api/schema/';
 
@@ -44,8 +45,36 @@ export function installRouteContract(app: FastifyInstance): void {
   });
 }
 
+/**
+ * The body schema as it behaves: validation drops unknown fields (Ajv `removeAdditional`) instead
+ * of refusing them, as PostHog ignores them, so `additionalProperties: false` is not documented.
+ */
+function documentedBody(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(documentedBody);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    out[key] = typeof value === 'object' ? documentedBody(value) : value;
+  }
+  return out;
+}
+
+const UNKNOWN_FIELDS = 'Unknown fields are ignored, so an object read from the API can be sent back.';
+
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => {
+      if (!schema?.body) return { schema, url };
+      const body = documentedBody(schema.body) as Record<string, unknown>;
+      body.description = body.description ? `${body.description} ${UNKNOWN_FIELDS}` : UNKNOWN_FIELDS;
+      const examples = [route.method]
+        .flat()
+        .map((method) => REQUEST_EXAMPLES[`${method} ${url}`])
+        .find(Boolean);
+      if (examples) body['x-examples'] = examples;
+      return { schema: { ...schema, body }, url };
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -1,13 +1,13 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
+import { txtLookup } from '../adapters/dns-txt.js';
+import { createMailer } from '../adapters/smtp-mailer.js';
 import type { OrgAccessOptions } from '../api/org-access.js';
 import type { Config } from '../config.js';
+import { resolveSession, SESSION_COOKIE } from '../domain/accounts/login-sessions.js';
 import type { Deps } from '../domain/deps.js';
-import { resolveSession, SESSION_COOKIE } from '../domain/sessions.js';
 import { memoryCounters, redisCounters } from '../store/shared/counters.js';
 import type { SessionResolver } from './auth.js';
-import { txtLookup } from './dns.js';
-import { createMailer } from './mailer.js';
 
 /**
  * What domains, invites, members and login need from the outside world: cookies, the SMTP

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { bootstrap } from '../domain/bootstrap.js';
+import { bootstrap } from '../domain/organizations/bootstrap.js';
 import { type EventsStore, openEventsStore } from '../store/events/store.js';
 import { type MetaStore, openMetaStore } from '../store/meta/db.js';
 import { type Bus, memoryBus, redisBus } from '../store/shared/bus.js';

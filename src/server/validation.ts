@@ -1,8 +1,8 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { type ApiError, notFound, validationError } from '../domain/errors.js';
 import { pythonTypeName } from '../domain/validate.js';
+import { type ApiError, notFound, validationError } from '../errors.js';
 
 /**
  * Bodies are validated strictly (a JSON string is never a number); query strings and path params

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createScheduler, type Scheduler } from '../../src/domain/batch-exports/scheduler.js';
 import { exportDeps } from '../../src/server/batch-exports.js';
-import { formatTimestamp, insertEvents } from '../../src/store/events/insert.js';
+import { formatTimestamp } from '../../src/store/events/insert.js';
 import type { EventRow } from '../../src/store/events/rows.js';
+import { insertEvents } from './events-insert.js';
 import type { Harness } from './harness.js';
 
 /** A clock the test moves by hand; `null` means real time. */

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CompileOptions, compileSelect } from '../../src/hogql/compile.js';
 import { loadParser } from '../../src/hogql/parse.js';
+import type { EventRow } from '../../src/store/events/rows.js';
+import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
 import {
   insertDistinctIds,
   insertEvents,
   insertGroups,
   insertPersons,
   insertReplayEvents,
-} from '../../src/store/events/insert.js';
-import type { EventRow } from '../../src/store/events/rows.js';
-import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
+} from './events-insert.js';
 
 /**
  * A fixed dataset for HogQL tests, in a real chDB: team 1 (the querying team) and team 2 (the

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { ADMIN, MEMBER } from '../../src/domain/levels.js';
-import type { KeyInput } from '../../src/domain/personal-api-keys.js';
+import type { KeyInput } from '../../src/domain/accounts/personal-api-keys.js';
+import { ADMIN, MEMBER } from '../../src/domain/organizations/levels.js';
 import type { Harness } from './harness.js';
 
 export const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { hasSaml } from '../../domain/domain-fields.js';
+import { hasSaml } from '../../domain/organizations/org-domain-fields.js';
 import type { DomainRecord } from '../../store/meta/domains.js';
 import { Nullable, NullableDateTime, Uuid } from './common.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { InviteWithCreator } from '../../domain/invites.js';
+import type { InviteWithCreator } from '../../domain/organizations/invites.js';
 import { DateTime, Nullable, toUserBasic, UserBasic, Uuid } from './common.js';
 
 const ProjectGrant = Type.Object({

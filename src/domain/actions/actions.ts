@@ -1,8 +1,9 @@
+import { notFound, validationError } from '../../errors.js';
 import { actionNamed, findAction, listActions } from '../../store/meta/action-lookups.js';
 import { type ActionPatch, type ActionRecord, insertAction, updateAction } from '../../store/meta/actions.js';
+import { findUser, type UserRecord } from '../../store/meta/users.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { checkSteps } from './steps.js';
 
@@ -114,4 +115,11 @@ export async function changeAction(
 export async function deleteAction(deps: Deps, access: ProjectAccess, id: number): Promise<void> {
   await getAction(deps, access, id);
   await updateAction(deps.meta, access.team.id, id, { deleted: true, updatedAt: deps.now().toISOString() });
+}
+
+/** The users who created these actions, by id (a page usually has a handful of distinct creators). */
+export async function actionCreators(deps: Deps, actions: ActionRecord[]): Promise<Map<number, UserRecord>> {
+  const ids = [...new Set(actions.flatMap((a) => (a.createdBy === null ? [] : [a.createdBy])))];
+  const users = await Promise.all(ids.map((id) => findUser(deps.meta, id)));
+  return new Map(users.flatMap((u, i) => (u ? [[ids[i] as number, u] as const] : [])));
 }

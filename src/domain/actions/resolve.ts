@@ -1,7 +1,7 @@
+import { ApiError } from '../../errors.js';
 import { findActions } from '../../store/meta/action-lookups.js';
 import type { ActionStep } from '../../store/meta/actions.js';
 import type { Deps } from '../deps.js';
-import { ApiError } from '../errors.js';
 import type { QueryNode } from '../query/kinds.js';
 
 /**

@@ -1,8 +1,8 @@
+import { validationError } from '../../errors.js';
 import { HogQLError } from '../../hogql/errors.js';
 import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
 import { parseSelector } from '../../hogql/selector.js';
 import type { ActionStep } from '../../store/meta/actions.js';
-import { validationError } from '../errors.js';
 import { notAList } from '../validate.js';
 
 /** Step fields, in PostHog's ActionStepJSON order. */

@@ -1,7 +1,7 @@
+import { validationError } from '../../errors.js';
 import { scopedEvents } from '../../store/events/scoped.js';
 import { type BackfillRecord, insertBackfill } from '../../store/meta/batch-export-backfills.js';
 import type { BatchExportRecord } from '../../store/meta/batch-exports.js';
-import { validationError } from '../errors.js';
 import { newUuid } from '../ids.js';
 import type { ExportDeps } from './deps.js';
 import { intervalMs, windowEnd } from './intervals.js';

@@ -1,6 +1,6 @@
 import type { DialectName } from '../../store/meta/codec.js';
 import type { Deps } from '../deps.js';
-import type { Destinations } from './destinations/index.js';
+import type { Destinations } from './destinations/types.js';
 import type { SecretBox } from './secrets.js';
 
 /** Tunables of the scheduler and the runs; see the README's configuration table. */

@@ -1,5 +1,5 @@
+import { notFound, validationError } from '../../errors.js';
 import type { BatchExportRecord } from '../../store/meta/batch-exports.js';
-import { notFound, validationError } from '../errors.js';
 import type { ExportDeps } from './deps.js';
 import { checkConfig, withDefaults } from './destinations/config.js';
 import { StepFailure } from './destinations/types.js';

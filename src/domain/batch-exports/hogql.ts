@@ -1,10 +1,10 @@
+import { validationError } from '../../errors.js';
 import type { Expr, JoinExpr, SelectQuery } from '../../hogql/ast.js';
 import { compileSelect } from '../../hogql/compile.js';
 import { isExposed } from '../../hogql/errors.js';
 import { parseSelect } from '../../hogql/parse.js';
 import { printHogQL, printSelectHogQL } from '../../hogql/printer/hogql.js';
 import { replaceNodes } from '../../hogql/visit.js';
-import { validationError } from '../errors.js';
 
 /**
  * `hogql_query` of a batch export: validated with the HogQL compiler under PostHog's rules (one

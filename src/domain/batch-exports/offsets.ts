@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 import { intervalOffset } from './intervals.js';
 import type { Interval } from './types.js';
 

@@ -1,3 +1,4 @@
+import { notFound, validationError } from '../../errors.js';
 import {
   type BackfillRecord,
   backfillRunCounts,
@@ -13,7 +14,6 @@ import {
 } from '../../store/meta/batch-export-pages.js';
 import { findRun, type RunRecord } from '../../store/meta/batch-export-runs.js';
 import type { BatchExportRecord } from '../../store/meta/batch-exports.js';
-import { notFound, validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { startBackfill } from './backfills.js';
 import type { ExportDeps } from './deps.js';

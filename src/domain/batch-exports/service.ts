@@ -1,3 +1,4 @@
+import { notFound, validationError } from '../../errors.js';
 import { latestRuns, type RunRecord } from '../../store/meta/batch-export-runs.js';
 import {
   type BatchExportRecord,
@@ -7,7 +8,6 @@ import {
   listBatchExports,
   updateBatchExport,
 } from '../../store/meta/batch-exports.js';
-import { notFound, validationError } from '../errors.js';
 import { isUuid, newUuid } from '../ids.js';
 import type { ExportDeps } from './deps.js';
 import { checkConfig, splitSecrets } from './destinations/config.js';

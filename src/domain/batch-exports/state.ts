@@ -1,7 +1,7 @@
+import { notFound } from '../../errors.js';
 import { cancelExportBackfills } from '../../store/meta/batch-export-backfills.js';
 import { cancelRuns } from '../../store/meta/batch-export-leases.js';
 import { type ExportScope, updateBatchExport } from '../../store/meta/batch-exports.js';
-import { notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { startBackfill } from './backfills.js';
 import type { ExportDeps } from './deps.js';

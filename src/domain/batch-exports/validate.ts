@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 import { choice, text, timezone } from '../validate.js';
 import { validateHogQLQuery } from './hogql.js';
 import { offsetField } from './offsets.js';

@@ -1,3 +1,4 @@
+import { ApiError, notFound, validationError } from '../../errors.js';
 import {
   type CohortRecord,
   failCalculation,
@@ -15,7 +16,6 @@ import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
 import type { ProjectAccess } from '../access.js';
 import { forgetTypedContext } from '../definitions/typed-context.js';
 import type { Deps } from '../deps.js';
-import { ApiError, notFound, validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { runResourceQuery } from '../persons/hogql.js';
 import type { Principal } from '../principal.js';

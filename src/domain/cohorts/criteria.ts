@@ -1,7 +1,7 @@
+import { validationError } from '../../errors.js';
 import { and, compare, constant, type Expr, field } from '../../hogql/ast.js';
 import { HogQLQueryError } from '../../hogql/errors.js';
 import { type PropertyFilter, propertyFilterToExpr } from '../../hogql/property-filters.js';
-import { validationError } from '../errors.js';
 
 /**
  * A dynamic cohort's criteria as a condition on the `persons` table, from PostHog's `filters`

@@ -1,3 +1,4 @@
+import { notFound, validationError } from '../../errors.js';
 import {
   deleteEventDefinition,
   deletePropertyDefinition,
@@ -13,7 +14,6 @@ import {
 } from '../../store/meta/definitions.js';
 import type { ProjectAccess } from '../access.js';
 import type { MetaDeps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { PROPERTY_PARENT } from './detect.js';
 import { forgetTypedContext } from './typed-context.js';

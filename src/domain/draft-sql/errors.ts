@@ -1,4 +1,4 @@
-import { ApiError, validationError } from '../errors.js';
+import { ApiError, validationError } from '../../errors.js';
 import type { LlmError } from './llm.js';
 
 export const PROMPT_MAX = 400;

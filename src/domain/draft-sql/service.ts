@@ -1,8 +1,8 @@
+import { validationError } from '../../errors.js';
 import { compileSelect } from '../../hogql/compile.js';
 import { isExposed } from '../../hogql/errors.js';
 import { loadParser } from '../../hogql/parse.js';
 import type { EventsStore } from '../../store/events/store.js';
-import { validationError } from '../errors.js';
 import { type Catalog, type CatalogSource, EMPTY_CATALOG } from './catalog.js';
 import { render } from './draft.js';
 import { CURRENT_QUERY_MAX, llmFailed, PROMPT_MAX, required, tooLong, unclear } from './errors.js';

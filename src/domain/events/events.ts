@@ -1,7 +1,7 @@
+import { notFound, validationError } from '../../errors.js';
 import { and, compare, constant, type Expr, field } from '../../hogql/ast.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { parsePropertiesParam, runResourceQuery } from '../persons/hogql.js';
 import { chainToElements } from '../query/elements-chain.js';

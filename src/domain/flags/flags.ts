@@ -1,3 +1,4 @@
+import { conflict, notFound, validationError } from '../../errors.js';
 import {
   type FeatureFlagPatch,
   type FeatureFlagRecord,
@@ -10,7 +11,6 @@ import {
 } from '../../store/meta/feature-flags.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { conflict, notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import type { FlagCache } from './cache.js';
 import { checkFilters, checkKey } from './validate.js';

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { authenticationFailed } from '../../errors.js';
 import {
   deleteSecretKey,
   findSecretKey,
@@ -8,7 +9,6 @@ import {
 import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { authenticationFailed } from '../errors.js';
 import { hashPersonalApiKey, maskKeyValue } from '../ids.js';
 import type { Principal } from '../principal.js';
 

@@ -1,7 +1,7 @@
+import { validationError } from '../../errors.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { groupPropertiesOf, personForFlags, saveHashKeyOverrides } from '../../store/meta/flag-lookups.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
-import { validationError } from '../errors.js';
 import type { FlagCache } from './cache.js';
 import type { CohortLookup, CohortState } from './cohorts.js';
 import { type EvaluationContext, evaluateFlag } from './evaluate.js';

@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 import { PROPERTY_OPERATORS, parseDate } from './properties.js';
 import type { ConditionGroup, FlagFilters, PropertyFilter, Variant } from './types.js';
 

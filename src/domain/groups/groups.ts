@@ -1,9 +1,9 @@
 import { and, compare, constant, type Expr, field } from '../../hogql/ast.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import '../../store/meta/data-tables.js';
+import { notFound, validationError } from '../../errors.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps, MetaDeps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import { parsePropertiesParam, runResourceQuery } from '../persons/hogql.js';
 import { isoDateTime, parseJsonObject } from '../query/values.js';
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../errors.js';
 
 export interface GroupCommitOptions {
   /** Flush as soon as this many rows are waiting (when no write is running); the most one write holds. */

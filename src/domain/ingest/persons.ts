@@ -221,7 +221,7 @@ function personProcessor(
     const groups = properties.$groups;
     if (!groups || typeof groups !== 'object') return columns;
     for (const [type, key] of Object.entries(groups)) {
-      const index = await ensureGroupTypeIndex(db, teamId, type);
+      const index = await groupTypeIndex(type);
       if (index !== undefined && (typeof key === 'string' || typeof key === 'number'))
         columns[index] = String(key);
     }

@@ -1,5 +1,6 @@
 import type { EventsStore } from '../../store/events/store.js';
 import type { MetaDb } from '../../store/meta/db.js';
+import { isSerializationFailure, isUniqueViolation } from '../../store/meta/errors.js';
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { DefinitionsCollector } from '../definitions/collector.js';
@@ -47,8 +48,7 @@ function createWriter(events: EventsStore) {
 
 function isConflict(error: unknown): boolean {
   if (error instanceof PersonVersionConflict) return true;
-  const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === '40001' || /UNIQUE constraint/.test(e?.message ?? '');
+  return isUniqueViolation(error) || isSerializationFailure(error);
 }
 
 /**

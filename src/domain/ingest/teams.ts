@@ -1,7 +1,7 @@
+import { ApiError } from '../../errors.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { findTeamByToken, type TeamRecord } from '../../store/meta/teams.js';
 import type { Bus } from '../../store/shared/bus.js';
-import { ApiError } from '../errors.js';
 
 export const invalidProjectKey = () =>
   new ApiError(

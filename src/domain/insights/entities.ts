@@ -1,3 +1,4 @@
+import { ApiError } from '../../errors.js';
 import { compare, constant, type Expr, field } from '../../hogql/ast.js';
 import {
   type AnyProperties,
@@ -6,7 +7,6 @@ import {
 } from '../../hogql/property-filters.js';
 import { actionToExpr } from '../actions/predicate.js';
 import { type ResolvedAction, resolvedAction } from '../actions/resolve.js';
-import { ApiError } from '../errors.js';
 import { all, isTrue } from './ast-kit.js';
 
 /**

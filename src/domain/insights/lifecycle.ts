@@ -1,13 +1,13 @@
 import { DateTime } from 'luxon';
+import { ApiError } from '../../errors.js';
 import { call, compare, constant, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
-import type { TrendInterval } from '../../query/intervals.js';
-import { zoneOf } from '../../query/relative-date.js';
-import { ApiError } from '../errors.js';
 import type { QueryResult } from '../query/context.js';
-import { effectiveModifiers } from '../query/hogql-runner.js';
 import type { QueryNode } from '../query/kinds.js';
+import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
+import type { TrendInterval } from '../time/intervals.js';
+import { zoneOf } from '../time/relative-date.js';
 import { checkInsightNode, type EventsSeries, type InsightNode, optionalObjectField } from './trends/node.js';
 import {
   bucketOf,
@@ -140,13 +140,13 @@ async function run(node: InsightNode, ctx: InsightContext): Promise<QueryResult>
     action: actionOf(series, 0, days),
     filter: { insight: 'LIFECYCLE', interval: period.interval },
   }));
-  return {
-    results,
-    hogql: out.hogql,
-    timings: [{ k: './query', t: (performance.now() - started) / 1000 }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers),
-  };
+  return queryResponse(
+    {
+      results,
+      hogql: out.hogql,
+    },
+    { seconds: (performance.now() - started) / 1000, modifiers: node.modifiers },
+  );
 }
 
 export const lifecycleRunner: QueryRunner = {

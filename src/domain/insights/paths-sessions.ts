@@ -1,9 +1,9 @@
 import { compare, constant, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
 import { parseExpr } from '../../hogql/parse.js';
 import { propertiesToExpr } from '../../hogql/property-filters.js';
-import { resolveDateRange } from '../../query/date-range.js';
 import type { RunnerContext } from '../query/context.js';
 import type { QueryNode } from '../query/kinds.js';
+import { resolveDateRange } from '../time/date-range.js';
 import {
   alias,
   all,

@@ -1,7 +1,7 @@
 import { compare, constant, type Expr, type SelectQuery } from '../../hogql/ast.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
-import { effectiveModifiers } from '../query/hogql-runner.js';
 import type { QueryNode } from '../query/kinds.js';
+import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
 import { alias, all, at, fn, fromSelect, math, nth, num, select, v } from './ast-kit.js';
@@ -56,18 +56,18 @@ async function runPaths(node: QueryNode, ctx: RunnerContext): Promise<QueryResul
   const out = await runSelect(pathsQuery(spec, node, ctx), ctx, {
     modifiers: node.modifiers as Record<string, unknown> | undefined,
   });
-  return {
-    results: out.rows.map(([source, target, value, avg]) => ({
-      source,
-      target,
-      value: Number(value),
-      average_conversion_time: Number(avg),
-    })),
-    hogql: out.hogql,
-    timings: [{ k: './query', t: out.seconds }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers as Record<string, unknown> | undefined),
-  };
+  return queryResponse(
+    {
+      results: out.rows.map(([source, target, value, avg]) => ({
+        source,
+        target,
+        value: Number(value),
+        average_conversion_time: Number(avg),
+      })),
+      hogql: out.hogql,
+    },
+    { seconds: out.seconds, modifiers: node.modifiers as Record<string, unknown> | undefined },
+  );
 }
 
 export const pathsRunner: QueryRunner = {

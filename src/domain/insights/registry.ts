@@ -1,7 +1,7 @@
-import { resolveDateRange } from '../../query/date-range.js';
 import { registerActorsSource } from '../query/actors-source.js';
 import type { QueryNode } from '../query/kinds.js';
 import type { QueryRunner } from '../query/run.js';
+import { resolveDateRange } from '../time/date-range.js';
 import { funnelActorsSource } from './funnels/actors.js';
 import { funnelsRunner } from './funnels/runner.js';
 import { pathsRunner } from './paths.js';

@@ -1,11 +1,11 @@
 import { DateTime } from 'luxon';
+import { ApiError } from '../../errors.js';
 import type { AnyProperties } from '../../hogql/property-filters.js';
-import { addIntervals, startOfInterval, type WeekStartDay } from '../../query/intervals.js';
-import { parseDate, zoneOf } from '../../query/relative-date.js';
 import { resolvedAction } from '../actions/resolve.js';
-import { ApiError } from '../errors.js';
 import type { QueryNode } from '../query/kinds.js';
 import { optionalObject, optionalProperties } from '../query/node-checks.js';
+import { addIntervals, startOfInterval, type WeekStartDay } from '../time/intervals.js';
+import { parseDate, zoneOf } from '../time/relative-date.js';
 import type { EntityNode } from './entities.js';
 
 export type RetentionPeriod = 'hour' | 'day' | 'week' | 'month';

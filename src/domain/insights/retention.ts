@@ -1,8 +1,8 @@
 import { compare, constant, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
 import { propertiesToExpr } from '../../hogql/property-filters.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
-import { effectiveModifiers } from '../query/hogql-runner.js';
 import type { QueryNode } from '../query/kinds.js';
+import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
 import {
@@ -143,13 +143,13 @@ async function runRetention(node: QueryNode, ctx: RunnerContext): Promise<QueryR
       ...(spec.breakdown ? { breakdown_value: value } : {}),
     })),
   );
-  return {
-    results,
-    hogql: out.hogql,
-    timings: [{ k: './query', t: out.seconds }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers as Record<string, unknown> | undefined),
-  };
+  return queryResponse(
+    {
+      results,
+      hogql: out.hogql,
+    },
+    { seconds: out.seconds, modifiers: node.modifiers as Record<string, unknown> | undefined },
+  );
 }
 
 export const retentionRunner: QueryRunner = {

@@ -1,7 +1,7 @@
 import { call, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
 import type { QueryResult } from '../query/context.js';
-import { effectiveModifiers } from '../query/hogql-runner.js';
 import type { QueryNode } from '../query/kinds.js';
+import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
 import { checkMath } from './trends/math.js';
@@ -99,13 +99,13 @@ async function run(node: StickinessNode, ctx: InsightContext): Promise<QueryResu
       });
     }
   }
-  return {
-    results,
-    hogql,
-    timings: [{ k: './query', t: (performance.now() - started) / 1000 }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers),
-  };
+  return queryResponse(
+    {
+      results,
+      hogql,
+    },
+    { seconds: (performance.now() - started) / 1000, modifiers: node.modifiers },
+  );
 }
 
 export const stickinessRunner: QueryRunner = {

@@ -1,3 +1,4 @@
+import { validationError } from '../../errors.js';
 import type { Expr } from '../../hogql/ast.js';
 import { HogQLQueryError } from '../../hogql/errors.js';
 import { parseSelect } from '../../hogql/parse.js';
@@ -6,7 +7,6 @@ import { propertiesToExpr } from '../../hogql/property-filters.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { typedContext } from '../definitions/typed-context.js';
 import type { Deps } from '../deps.js';
-import { validationError } from '../errors.js';
 import type { RunnerContext } from '../query/context.js';
 import { queryError } from '../query/errors.js';
 import { runSelect } from '../query/run-select.js';

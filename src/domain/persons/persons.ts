@@ -1,3 +1,4 @@
+import { notFound, validationError } from '../../errors.js';
 import { and, compare, constant, type Expr, field } from '../../hogql/ast.js';
 import {
   deletePersonsById,
@@ -8,7 +9,6 @@ import {
 } from '../../store/meta/person-admin.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { chTime } from '../ingest/rows.js';
 import { parsePropertiesParam, runResourceQuery } from './hogql.js';

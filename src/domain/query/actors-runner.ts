@@ -10,7 +10,6 @@ import {
 } from './actors-columns.js';
 import { actorsSourceFor, sourceIdChain, sourceJoinedToPersons, sourceOnly } from './actors-source.js';
 import type { QueryResult, RunnerContext } from './context.js';
-import { effectiveModifiers } from './hogql-runner.js';
 import type { QueryNode } from './kinds.js';
 import { buildListQuery, fromTable } from './list-query.js';
 import {
@@ -22,6 +21,7 @@ import {
 } from './node-checks.js';
 import { pageOf, paginate, trimPage } from './paginate.js';
 import { personsById } from './persons-lookup.js';
+import { queryResponse } from './response.js';
 import type { QueryRunner } from './run.js';
 import { type Compiled, compileFor, runCompiled, type SelectOptions } from './run-select.js';
 import { displayNameObject, specialName } from './special-columns.js';
@@ -100,18 +100,20 @@ export async function runActorsQuery(node: ActorsQueryNode, ctx: RunnerContext):
     missing = rows.length - actors.size;
     for (const row of rows) row[i] = actors.get(String(row[i])) ?? { id: String(row[i]) };
   }
-  return {
-    results: rows,
-    columns: input,
-    types: run.types,
-    hogql: run.hogql,
-    clickhouse: run.clickhouse,
-    timings: [{ k: './query', t: run.seconds }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers),
-    missing_actors_count: missing,
-    ...params,
-  };
+  return queryResponse(
+    {
+      results: rows,
+      columns: input,
+      types: run.types,
+      hogql: run.hogql,
+      clickhouse: run.clickhouse,
+    },
+    { seconds: run.seconds, modifiers: node.modifiers },
+    {
+      missing_actors_count: missing,
+      ...params,
+    },
+  );
 }
 
 export const actorsRunner: QueryRunner = {

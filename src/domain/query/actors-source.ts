@@ -1,7 +1,7 @@
+import { ApiError } from '../../errors.js';
 import { type AnySelect, compare, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
 import { HogQLQueryError } from '../../hogql/errors.js';
 import { parseSelect } from '../../hogql/parse.js';
-import { ApiError } from '../errors.js';
 import type { RunnerContext } from './context.js';
 import { filtersExpr } from './filters.js';
 import { checkHogQLNode, type HogQLQueryNode } from './hogql-runner.js';

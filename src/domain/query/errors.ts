@@ -1,6 +1,6 @@
+import { ApiError } from '../../errors.js';
 import { classifyEngineError } from '../../hogql/engine-errors.js';
 import { isExposed } from '../../hogql/errors.js';
-import { ApiError } from '../errors.js';
 
 /**
  * A failed query as PostHog answers it: HogQL errors are 400 `invalid` with their message, engine

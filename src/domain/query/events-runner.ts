@@ -2,13 +2,13 @@ import { compare, constant, field } from '../../hogql/ast.js';
 import { actionToExpr } from '../actions/predicate.js';
 import { resolvedAction } from '../actions/resolve.js';
 import type { QueryResult, RunnerContext } from './context.js';
-import { effectiveModifiers } from './hogql-runner.js';
 import type { QueryNode } from './kinds.js';
 import { checkListNode, type ListQueryNode, listFilters, unsupported } from './list-node.js';
 import { buildListQuery, columnNames, fromTable } from './list-query.js';
 import { optionalString } from './node-checks.js';
 import { pageOf, paginate, trimPage } from './paginate.js';
 import { personsByDistinctId } from './persons-lookup.js';
+import { queryResponse } from './response.js';
 import type { QueryRunner } from './run.js';
 import { runSelect } from './run-select.js';
 import { displayNameObject, eventStarObject, expandEventColumns } from './special-columns.js';
@@ -58,17 +58,19 @@ export async function runEventsQuery(node: EventsQueryNode, ctx: RunnerContext):
   const { rows, params } = trimPage(run.rows, page);
   isoDateTimeColumns(rows, run.types, run.timezone);
   await shapeEventColumns(rows, cols.kinds, run.timezone, ctx);
-  return {
-    results: rows,
-    columns: columnNames(raw, cols.select),
-    types: run.types,
-    hogql: run.hogql,
-    clickhouse: run.clickhouse,
-    timings: [{ k: './query', t: run.seconds }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers),
-    ...params,
-  };
+  return queryResponse(
+    {
+      results: rows,
+      columns: columnNames(raw, cols.select),
+      types: run.types,
+      hogql: run.hogql,
+      clickhouse: run.clickhouse,
+    },
+    { seconds: run.seconds, modifiers: node.modifiers },
+    {
+      ...params,
+    },
+  );
 }
 
 async function shapeEventColumns(rows: unknown[][], kinds: string[], zone: string, ctx: RunnerContext) {

@@ -1,7 +1,7 @@
+import { ApiError } from '../../errors.js';
 import { call, compare, constant, type Expr, field } from '../../hogql/ast.js';
 import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
-import { type DateRangeInput, resolveDateRange } from '../../query/date-range.js';
-import { ApiError } from '../errors.js';
+import { type DateRangeInput, resolveDateRange } from '../time/date-range.js';
 
 export interface HogQLFilters {
   properties?: AnyProperties;

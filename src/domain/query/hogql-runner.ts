@@ -1,9 +1,10 @@
+import { ApiError } from '../../errors.js';
 import { compileSelect } from '../../hogql/compile.js';
 import { DEFAULT_RETURNED_ROWS } from '../../hogql/limits.js';
 import { ASYNC_LIMITS, SYNC_LIMITS } from '../../hogql/settings.js';
-import { ApiError } from '../errors.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { filtersExpr, type HogQLFilters } from './filters.js';
+import { queryResponse } from './response.js';
 import { isoDateTimeColumns } from './values.js';
 
 export interface HogQLQueryNode {
@@ -88,20 +89,20 @@ export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): P
     out.columns.map((c) => c.type),
     timezone,
   );
-  return {
-    results,
-    columns: compiled.columns,
-    types: out.columns.map((c, i) => [compiled.columns[i] ?? c.name, c.type]),
-    hogql: paginated
-      ? compiled.hogql.replace(/LIMIT 101$/, `LIMIT ${DEFAULT_RETURNED_ROWS}`)
-      : compiled.hogql,
-    clickhouse: compiled.sql,
-    query: node.query,
-    timings: [{ k: './query', t: elapsed }],
-    error: null,
-    modifiers,
-    ...(paginated
+  return queryResponse(
+    {
+      results,
+      columns: compiled.columns,
+      types: out.columns.map((c, i) => [compiled.columns[i] ?? c.name, c.type]),
+      hogql: paginated
+        ? compiled.hogql.replace(/LIMIT 101$/, `LIMIT ${DEFAULT_RETURNED_ROWS}`)
+        : compiled.hogql,
+      clickhouse: compiled.sql,
+      query: node.query,
+    },
+    { seconds: elapsed, modifiers: node.modifiers },
+    paginated
       ? { hasMore: out.rows.length > DEFAULT_RETURNED_ROWS, limit: DEFAULT_RETURNED_ROWS, offset: 0 }
-      : {}),
-  };
+      : {},
+  );
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../errors.js';
 
 /** Every query kind PostHog knows; a known kind Burrow does not run is a clear 400, not a parse error. */
 export const POSTHOG_KINDS = new Set(

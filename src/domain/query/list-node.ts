@@ -1,7 +1,7 @@
+import { ApiError } from '../../errors.js';
 import { call, compare, constant, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
 import { parseExpr } from '../../hogql/parse.js';
 import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
-import { ApiError } from '../errors.js';
 import type { RunnerContext } from './context.js';
 import type { QueryNode } from './kinds.js';
 import {

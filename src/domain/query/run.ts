@@ -20,7 +20,8 @@ export interface QueryRunner {
   ): { interval?: 'minute' | 'hour' | 'day' | 'week' | 'month' | null; dateTo?: Date | null };
 }
 
-const RUNNERS: Record<string, QueryRunner> = {
+/** Every query kind `/query` runs, by `kind`. */
+const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   HogQLQuery: {
     check: (node) => checkHogQLNode(node) as unknown as QueryNode,
     run: (node, ctx) => runHogQLQuery(node as never, ctx),
@@ -32,11 +33,6 @@ const RUNNERS: Record<string, QueryRunner> = {
   ...insightRunners,
   ...funnelRetentionPathsRunners,
 };
-
-/** Adds a runner for a kind (each kind's module registers itself through this). */
-export function registerRunner(kind: string, runner: QueryRunner): void {
-  RUNNERS[kind] = runner;
-}
 
 export function runnerFor(kind: string): QueryRunner {
   const runner = RUNNERS[kind];

@@ -1,10 +1,10 @@
 import { parseExpr } from '../../hogql/parse.js';
 import type { QueryResult, RunnerContext } from './context.js';
-import { effectiveModifiers } from './hogql-runner.js';
 import type { QueryNode } from './kinds.js';
 import { checkListNode, type ListQueryNode, listFilters } from './list-node.js';
 import { buildListQuery, columnNames, fromTable } from './list-query.js';
 import { pageOf, paginate, trimPage } from './paginate.js';
+import { queryResponse } from './response.js';
 import type { QueryRunner } from './run.js';
 import { runSelect } from './run-select.js';
 import { SESSION_STAR_FIELDS, sessionStarObject, starTuple } from './special-columns.js';
@@ -42,17 +42,19 @@ export async function runSessionsQuery(node: SessionsQueryNode, ctx: RunnerConte
   raw.forEach((text, i) => {
     if (text === '*') for (const row of rows) row[i] = sessionStarObject(row[i], run.timezone);
   });
-  return {
-    results: rows,
-    columns: columnNames(raw, select),
-    types: run.types,
-    hogql: run.hogql,
-    clickhouse: run.clickhouse,
-    timings: [{ k: './query', t: run.seconds }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers),
-    ...params,
-  };
+  return queryResponse(
+    {
+      results: rows,
+      columns: columnNames(raw, select),
+      types: run.types,
+      hogql: run.hogql,
+      clickhouse: run.clickhouse,
+    },
+    { seconds: run.seconds, modifiers: node.modifiers },
+    {
+      ...params,
+    },
+  );
 }
 
 export const sessionsRunner: QueryRunner = {

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { call, compare, constant, type Expr, field } from '../../hogql/ast.js';
-import { parseDate } from '../../query/relative-date.js';
+import { parseDate } from '../time/relative-date.js';
 import type { RunnerContext } from './context.js';
 
 /** How far past "now" a list shows by default, so events with a slightly fast clock still appear. */

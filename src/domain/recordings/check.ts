@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 
 /**
  * Checks for nested filter JSON, answering as DRF would for a nested serializer field: the first

@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 
 /**
  * PostHog's date expressions: `all`, relative (`-7d`, `-24h`, `-1mStart`, `dStart`) and absolute

@@ -1,7 +1,7 @@
+import { validationError } from '../../errors.js';
 import { elementFilterToExpr } from '../../hogql/element-filters.js';
 import { HogQLQueryError } from '../../hogql/errors.js';
 import { BASIC_OPERATORS, type PropertyFilter } from '../../hogql/property-filters.js';
-import { validationError } from '../errors.js';
 import { at, choice, list, required, scalar } from './check.js';
 
 const MAX_VALUES = 500;

@@ -1,6 +1,6 @@
+import { validationError } from '../../errors.js';
 import { findActions } from '../../store/meta/action-lookups.js';
 import type { Deps } from '../deps.js';
-import { validationError } from '../errors.js';
 import type { ActionRef, FilterNode } from './filter-types.js';
 
 /**

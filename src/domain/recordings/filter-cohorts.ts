@@ -1,6 +1,6 @@
+import { validationError } from '../../errors.js';
 import { cohortRefs } from '../../store/meta/cohorts.js';
 import type { Deps } from '../deps.js';
-import { validationError } from '../errors.js';
 import type { FilterNode } from './filter-types.js';
 
 /** Fills each cohort filter with the cohort's finished calculation; an unknown cohort is a 400. */

@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 import { at, boolean, choice, isObject, list, object, string } from './check.js';
 import { checkDate } from './dates.js';
 import {

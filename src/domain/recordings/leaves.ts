@@ -1,5 +1,5 @@
+import { validationError } from '../../errors.js';
 import type { PropertyFilter } from '../../hogql/property-filters.js';
-import { validationError } from '../errors.js';
 import { at, choice, list, number, object, required, scalar, string, unsupported } from './check.js';
 import { elementFilter } from './element-filter.js';
 import {

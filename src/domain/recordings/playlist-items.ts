@@ -1,8 +1,8 @@
+import { validationError } from '../../errors.js';
 import { addPlaylistItem, playlistSessionIds, removePlaylistItems } from '../../store/meta/playlist-items.js';
 import type { PlaylistRecord } from '../../store/meta/playlists.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { list, string } from './check.js';
 import { DEFAULT_DATE_FROM } from './filter-types.js';

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { notFound, validationError } from '../../errors.js';
 import { type PlaylistPatch, updatePlaylist } from '../../store/meta/playlist-update.js';
 import {
   findPlaylist,
@@ -8,7 +9,6 @@ import {
 } from '../../store/meta/playlists.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { resolveFilterActions } from './filter-actions.js';
 import { parseRecordingFilters } from './filters.js';

@@ -1,3 +1,4 @@
+import { validationError } from '../../errors.js';
 import { call, compare, constant, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
 import { elementFilterToExpr } from '../../hogql/element-filters.js';
 import { isExposed } from '../../hogql/errors.js';
@@ -6,7 +7,6 @@ import { PrintContext } from '../../hogql/printer/context.js';
 import { type PropertyFilter, propertyFilterToExpr } from '../../hogql/property-filters.js';
 import { resolveAny } from '../../hogql/resolver/select.js';
 import { actionToExpr } from '../actions/predicate.js';
-import { validationError } from '../errors.js';
 import { all, fromTable } from '../insights/ast-kit.js';
 import type { Leaf, PropertyCondition } from './filter-types.js';
 import type { WhereContext } from './query-where.js';

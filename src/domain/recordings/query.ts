@@ -1,6 +1,6 @@
+import { validationError } from '../../errors.js';
 import { formatTimestamp } from '../../store/events/insert.js';
 import type { EventsStore } from '../../store/events/store.js';
-import { validationError } from '../errors.js';
 import type { FilterNode, RecordingOrder } from './filter-types.js';
 import { ORDER_COLUMN, personsSql, type RecordingRow, recordingsSql } from './query-columns.js';
 import { needsPerson, needsUrls, Params, whereSql } from './query-where.js';

@@ -1,3 +1,4 @@
+import { notFound } from '../../errors.js';
 import { scopedEvents } from '../../store/events/scoped.js';
 import { personsByDistinctIds, type RecordingPerson } from '../../store/meta/recording-persons.js';
 import {
@@ -9,7 +10,6 @@ import {
 } from '../../store/meta/recording-state.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
 import type { Principal } from '../principal.js';
 import type { RecordingQuery } from './filter-types.js';
 import { type RecordingRow, recordingsByIds, searchSessionIds } from './query.js';

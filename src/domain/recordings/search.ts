@@ -1,7 +1,7 @@
+import { validationError } from '../../errors.js';
 import { deletedRecordingIds } from '../../store/meta/recording-state.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
-import { validationError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { jsonDepthExceeds, MAX_API_JSON_DEPTH } from '../json-depth.js';
 import { resolveDate } from './dates.js';

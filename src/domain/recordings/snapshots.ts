@@ -1,7 +1,7 @@
+import { notFound, validationError } from '../../errors.js';
 import { scopedEvents } from '../../store/events/scoped.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import { snapshotBlob, snapshotSources } from './query-snapshots.js';
 import { requireRecording } from './recordings.js';
 

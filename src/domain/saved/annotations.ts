@@ -1,3 +1,4 @@
+import { notFound, validationError } from '../../errors.js';
 import {
   type AnnotationFilter,
   type AnnotationPatch,
@@ -12,7 +13,6 @@ import { findDashboard } from '../../store/meta/dashboards.js';
 import { findInsight } from '../../store/meta/insights.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { boolField, MAX_ID, optionalText } from './fields.js';
 

@@ -1,5 +1,5 @@
-import type { ExecutionMode } from '../../query/refresh.js';
-import type { QueryService } from '../../query/service.js';
+import type { ExecutionMode } from '../../execution/refresh.js';
+import type { QueryService } from '../../execution/service.js';
 import { type DashboardRecord, type TileRecord, tilesOf } from '../../store/meta/dashboards.js';
 import { findInsights, type InsightRecord } from '../../store/meta/insights.js';
 import type { TeamRecord } from '../../store/meta/teams.js';

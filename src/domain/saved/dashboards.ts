@@ -1,3 +1,4 @@
+import { notFound, validationError } from '../../errors.js';
 import {
   type DashboardPatch,
   type DashboardRecord,
@@ -13,9 +14,8 @@ import {
 } from '../../store/meta/dashboards.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
-import { checkDashboardFilter } from '../query/execute.js';
+import { checkDashboardFilter } from '../query/prepare.js';
 import { boolField, jsonDepth, jsonSize, optionalText, tagify } from './fields.js';
 
 /** Writable fields of PostHog's DashboardSerializer that Burrow keeps. */

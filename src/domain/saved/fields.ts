@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { validationError } from '../errors.js';
+import { validationError } from '../../errors.js';
 
 /** Shared field rules of insights, dashboards and annotations (PostHog's serializers' limits). */
 

@@ -1,3 +1,4 @@
+import { ApiError, notFound, validationError } from '../../errors.js';
 import {
   findDashboards,
   insertTile,
@@ -16,7 +17,6 @@ import {
 } from '../../store/meta/insights.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { ApiError, notFound, validationError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { boolField, newShortId, optionalText, tagify } from './fields.js';
 import { checkInsightQuery } from './query-wrap.js';

@@ -1,8 +1,8 @@
+import { ApiError, validationError } from '../../errors.js';
 import { resolveActions } from '../actions/resolve.js';
 import type { Deps } from '../deps.js';
-import { ApiError, validationError } from '../errors.js';
-import { prepareNode } from '../query/execute.js';
 import { unwrapQuery } from '../query/kinds.js';
+import { prepareNode } from '../query/prepare.js';
 import { jsonDepth, jsonSize } from './fields.js';
 
 /** Kinds an insight visualises through InsightVizNode. */

@@ -1,9 +1,9 @@
-import { EXECUTION_MODES, type ExecutionMode, executionModeFromRefresh } from '../../query/refresh.js';
-import type { QueryService } from '../../query/service.js';
-import type { QueryStatus } from '../../query/status.js';
+import { ApiError, validationError } from '../../errors.js';
+import { EXECUTION_MODES, type ExecutionMode, executionModeFromRefresh } from '../../execution/refresh.js';
+import type { QueryService } from '../../execution/service.js';
+import type { QueryStatus } from '../../execution/status.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
-import { ApiError, validationError } from '../errors.js';
 import { executeQueryRequest } from '../query/execute.js';
 import type { DashboardFilter } from '../query/filters.js';
 

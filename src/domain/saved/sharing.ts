@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { notFound, validationError } from '../../errors.js';
 import { type DashboardRecord, findDashboard } from '../../store/meta/dashboards.js';
 import { findInsight, type InsightRecord } from '../../store/meta/insights.js';
 import {
@@ -13,7 +14,6 @@ import type { TeamRecord } from '../../store/meta/teams.js';
 import { findTeam } from '../../store/meta/teams.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { notFound, validationError } from '../errors.js';
 import { boolField, jsonDepth, jsonSize } from './fields.js';
 
 /**

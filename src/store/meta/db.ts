@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DialectName } from './codec.js';
 import { migrateToLatest } from './migrate.js';
 import { BurrowSqliteDialect } from './sqlite-driver.js';
@@ -27,7 +27,9 @@ export interface MetaStoreOptions {
 
 const INT8_OID = 20;
 
-function openPostgres(url: string, schema: string | undefined): MetaDb {
+/** `pg` is loaded only with DATABASE_URL, so a SQLite installation never pays for it. */
+async function openPostgres(url: string, schema: string | undefined): Promise<MetaDb> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -57,7 +59,7 @@ function openSqlite(dataDir: string): MetaDb {
 export async function openMetaStore(options: MetaStoreOptions): Promise<MetaStore> {
   const dialect: DialectName = options.databaseUrl ? 'postgres' : 'sqlite';
   const db = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.databaseSchema)
+    ? await openPostgres(options.databaseUrl, options.databaseSchema)
     : openSqlite(options.dataDir);
   try {
     if (dialect === 'postgres' && options.databaseSchema) {

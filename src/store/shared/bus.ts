@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
 
 /**
  * Messages between API nodes (e.g. "this key was revoked"). In memory it only reaches this process;
@@ -32,6 +31,8 @@ export function memoryBus(): Bus {
 
 export async function redisBus(url: string, prefix: string): Promise<Bus> {
   const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: false };
+  // Loaded only with REDIS_URL: a single node never pays for the client.
+  const { Redis } = await import('ioredis');
   const pub = new Redis(url, options);
   const sub = new Redis(url, options);
   await Promise.all([pub.connect(), sub.connect()]);

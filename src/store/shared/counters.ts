@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -41,6 +40,7 @@ export function memoryCounters(now: () => number = Date.now, maxKeys = MEMORY_CO
 }
 
 export async function redisCounters(url: string, prefix: string): Promise<Counters> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: false });
   await redis.connect();
   return {

@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { validationError } from '../../../errors.js';
 
 /** Python's names for JSON types, as PostHog's messages spell them. */
 export type FieldType = 'str' | 'int' | 'bool' | 'list' | 'dict';

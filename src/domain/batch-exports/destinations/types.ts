@@ -1,3 +1,4 @@
+import type { DestinationType } from '../types.js';
 import type { FieldSpecs } from './config.js';
 
 /** What an exported column holds; destinations map these to their own types. */
@@ -68,3 +69,6 @@ export interface Destination {
   open(config: Record<string, unknown>, ctx: WriteContext): Promise<Writer>;
   steps: TestStep[];
 }
+
+/** One client per destination type; the adapters (src/adapters/destinations/) provide them. */
+export type Destinations = Record<DestinationType, Destination>;

@@ -1,5 +1,5 @@
+import { validationError } from '../../../errors.js';
 import { BASIC_OPERATORS } from '../../../hogql/property-filters.js';
-import { validationError } from '../../errors.js';
 
 /** A property filter as PostHog sends it: `{key, operator, type, value}`. */
 export interface PropertyFilter {

@@ -1,8 +1,8 @@
 import { compare, constant, type Expr } from '../../../hogql/ast.js';
-import { resolveDateRange } from '../../../query/date-range.js';
 import type { ActorsSource } from '../../query/actors-source.js';
 import type { QueryNode } from '../../query/kinds.js';
 import { optionalObject } from '../../query/node-checks.js';
+import { resolveDateRange } from '../../time/date-range.js';
 import { alias, all, fromSelect, select, v } from '../ast-kit.js';
 import { insightProperties } from '../entities.js';
 import { funnelPersonsQuery } from './persons.js';

@@ -1,7 +1,7 @@
 import { call, compare, constant, type Expr, field, type SelectQuery } from '../../../hogql/ast.js';
 import { parseExpr } from '../../../hogql/parse.js';
 import { type AnyProperties, propertiesToExpr } from '../../../hogql/property-filters.js';
-import type { ResolvedDateRange } from '../../../query/date-range.js';
+import type { ResolvedDateRange } from '../../time/date-range.js';
 import {
   alias,
   all,

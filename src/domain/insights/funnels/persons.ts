@@ -1,6 +1,6 @@
 import { compare, constant, type Expr, type SelectQuery } from '../../../hogql/ast.js';
 import type { AnyProperties } from '../../../hogql/property-filters.js';
-import type { ResolvedDateRange } from '../../../query/date-range.js';
+import type { ResolvedDateRange } from '../../time/date-range.js';
 import { alias, at, fn, fromSelect, ifElse, math, nth, num, select, v } from '../ast-kit.js';
 import { EV, funnelEventsQuery } from './events.js';
 import { bestPathQuery } from './path.js';

@@ -1,11 +1,11 @@
 import type { AnyProperties } from '../../../hogql/property-filters.js';
-import { type ResolvedDateRange, resolveDateRange } from '../../../query/date-range.js';
-import type { TrendInterval } from '../../../query/intervals.js';
 import type { QueryResult, RunnerContext } from '../../query/context.js';
-import { effectiveModifiers } from '../../query/hogql-runner.js';
 import type { QueryNode } from '../../query/kinds.js';
+import { queryResponse } from '../../query/response.js';
 import type { QueryRunner } from '../../query/run.js';
 import { runSelect } from '../../query/run-select.js';
+import { type ResolvedDateRange, resolveDateRange } from '../../time/date-range.js';
+import type { TrendInterval } from '../../time/intervals.js';
 import { insightProperties } from '../entities.js';
 import { funnelPersonsQuery } from './persons.js';
 import { type FunnelSpec, funnelSpec, invalidFunnel } from './spec.js';
@@ -55,18 +55,20 @@ async function runFunnel(node: QueryNode, ctx: RunnerContext): Promise<QueryResu
     hogql = out.hogql;
     seconds = out.seconds;
   }
-  return {
-    results,
-    isUdf: false,
-    hogql,
-    timings: [{ k: './query', t: seconds }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers as Record<string, unknown> | undefined),
-    resolved_date_range: {
-      date_from: range.dateFrom?.toISOString() ?? null,
-      date_to: range.dateTo.toISOString(),
+  return queryResponse(
+    {
+      results,
+      isUdf: false,
+      hogql,
     },
-  };
+    { seconds, modifiers: node.modifiers as Record<string, unknown> | undefined },
+    {
+      resolved_date_range: {
+        date_from: range.dateFrom?.toISOString() ?? null,
+        date_to: range.dateTo.toISOString(),
+      },
+    },
+  );
 }
 
 export const funnelsRunner: QueryRunner = {

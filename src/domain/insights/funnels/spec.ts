@@ -1,5 +1,5 @@
+import { ApiError } from '../../../errors.js';
 import type { AnyProperties } from '../../../hogql/property-filters.js';
-import { ApiError } from '../../errors.js';
 import type { QueryNode } from '../../query/kinds.js';
 import { optionalObject, optionalProperties } from '../../query/node-checks.js';
 import { checkEntity, type EntityNode } from '../entities.js';

@@ -1,6 +1,6 @@
 import { compare } from '../../../hogql/ast.js';
-import { dayInZone, formatInZone, intervalStarts } from '../../../query/intervals.js';
 import { runSelect } from '../../query/run-select.js';
+import { dayInZone, formatInZone, intervalStarts } from '../../time/intervals.js';
 import { alias, fn, fromSelect, num, select, v } from '../ast-kit.js';
 import { funnelPersonsQuery } from './persons.js';
 import type { FunnelRun } from './runner.js';

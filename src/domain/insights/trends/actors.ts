@@ -1,13 +1,12 @@
 import { DateTime } from 'luxon';
+import { ApiError } from '../../../errors.js';
 import { call, type Expr, field, type SelectQuery } from '../../../hogql/ast.js';
-import { startOfInterval } from '../../../query/intervals.js';
-import { parseDate, zoneOf } from '../../../query/relative-date.js';
-import { ApiError } from '../../errors.js';
 import { registerActorsSource } from '../../query/actors-source.js';
 import type { RunnerContext } from '../../query/context.js';
 import type { QueryNode } from '../../query/kinds.js';
-import { BREAKDOWN_OTHER, checkBreakdown } from './breakdown.js';
-import { valueConditions } from './breakdowns.js';
+import { startOfInterval } from '../../time/intervals.js';
+import { parseDate, zoneOf } from '../../time/relative-date.js';
+import { BREAKDOWN_OTHER, checkBreakdown, valueConditions } from './breakdown.js';
 import { ACTIVE_WINDOW_DAYS, checkMath } from './math.js';
 import type { TrendsNode } from './node.js';
 import { trendsRunner } from './runner.js';

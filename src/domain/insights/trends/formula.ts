@@ -1,7 +1,7 @@
+import { ApiError } from '../../../errors.js';
 import type { Expr } from '../../../hogql/ast.js';
 import { HogQLQueryError } from '../../../hogql/errors.js';
 import { parseExpr } from '../../../hogql/parse.js';
-import { ApiError } from '../../errors.js';
 
 /**
  * Trends formulas (`A+2*B`, `(A-B)/A`): letters name series by position. Parsed with the HogQL

@@ -1,6 +1,6 @@
+import { ApiError } from '../../../errors.js';
 import { call, constant, type Expr, field } from '../../../hogql/ast.js';
 import { parseExpr } from '../../../hogql/parse.js';
-import { ApiError } from '../../errors.js';
 import type { EventsSeries } from './node.js';
 
 /** Math types Burrow computes; anything else (first_time_for_user, unique_group, ...) is a 400. */

@@ -1,9 +1,9 @@
+import { ApiError } from '../../../errors.js';
 import type { AnyProperties } from '../../../hogql/property-filters.js';
-import type { DateRangeInput } from '../../../query/date-range.js';
-import type { TrendInterval } from '../../../query/intervals.js';
 import { type ResolvedAction, resolvedAction } from '../../actions/resolve.js';
-import { ApiError } from '../../errors.js';
 import type { QueryNode } from '../../query/kinds.js';
+import type { DateRangeInput } from '../../time/date-range.js';
+import type { TrendInterval } from '../../time/intervals.js';
 
 /**
  * A series of an insight: PostHog's EventsNode, or an ActionsNode (`id`) whose definition

@@ -1,6 +1,6 @@
-import { resolveDateRange } from '../../../query/date-range.js';
 import type { QueryNode } from '../../query/kinds.js';
 import type { QueryRunner } from '../../query/run.js';
+import { resolveDateRange } from '../../time/date-range.js';
 import { lifecycleRunner } from '../lifecycle.js';
 import { stickinessRunner } from '../stickiness.js';
 import type { InsightNode } from './node.js';

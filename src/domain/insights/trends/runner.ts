@@ -1,12 +1,18 @@
+import { ApiError } from '../../../errors.js';
 import { MAX_SELECT_RETURNED_ROWS } from '../../../hogql/limits.js';
-import { ApiError } from '../../errors.js';
 import type { QueryResult } from '../../query/context.js';
-import { effectiveModifiers } from '../../query/hogql-runner.js';
 import type { QueryNode } from '../../query/kinds.js';
+import { queryResponse } from '../../query/response.js';
 import type { QueryRunner } from '../../query/run.js';
 import { runSelect } from '../../query/run-select.js';
-import { BREAKDOWN_OTHER, breakdownValue, checkBreakdown, DEFAULT_BREAKDOWN_LIMIT } from './breakdown.js';
-import { resultValue, valueLabel } from './breakdowns.js';
+import {
+  BREAKDOWN_OTHER,
+  breakdownValue,
+  checkBreakdown,
+  DEFAULT_BREAKDOWN_LIMIT,
+  resultValue,
+  valueLabel,
+} from './breakdown.js';
 import { compileFormula } from './formula.js';
 import { formulaResults, formulasOf } from './formula-results.js';
 import { checkMath, MATHS } from './math.js';
@@ -147,15 +153,17 @@ async function runTrends(node: TrendsNode, ctx: InsightContext): Promise<QueryRe
   }
   const formulas = formulasOf(node);
   const results = formulas.length ? formulaResults(node, perSeries, total) : perSeries.flat();
-  return {
-    results,
-    hasMore,
-    hogql,
-    timings: [{ k: './query', t: (performance.now() - started) / 1000 }],
-    error: null,
-    modifiers: effectiveModifiers(node.modifiers),
-    resolved_date_range: { date_from: current.from.toISOString(), date_to: current.dateTo.toISOString() },
-  };
+  return queryResponse(
+    {
+      results,
+      hasMore,
+      hogql,
+    },
+    { seconds: (performance.now() - started) / 1000, modifiers: node.modifiers },
+    {
+      resolved_date_range: { date_from: current.from.toISOString(), date_to: current.dateTo.toISOString() },
+    },
+  );
 }
 
 export const trendsRunner: QueryRunner = {

@@ -1,12 +1,12 @@
 import { DateTime } from 'luxon';
 import { call, compare, constant, type Expr, field } from '../../../hogql/ast.js';
 import { propertiesToExpr } from '../../../hogql/property-filters.js';
-import { resolveDateRange, useStartOfInterval } from '../../../query/date-range.js';
-import { intervalStarts, type TrendInterval } from '../../../query/intervals.js';
-import { parseDate, zoneOf } from '../../../query/relative-date.js';
 import { actionToExpr } from '../../actions/predicate.js';
 import type { RunnerContext } from '../../query/context.js';
 import { runSelect } from '../../query/run-select.js';
+import { resolveDateRange, useStartOfInterval } from '../../time/date-range.js';
+import { intervalStarts, type TrendInterval } from '../../time/intervals.js';
+import { parseDate, zoneOf } from '../../time/relative-date.js';
 import { type EventsSeries, type InsightNode, seriesAction } from './node.js';
 
 export type InsightContext = RunnerContext;

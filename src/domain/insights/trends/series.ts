@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
-import type { TrendInterval } from '../../../query/intervals.js';
-import { formatInZone } from '../../../query/intervals.js';
-import { zoneOf } from '../../../query/relative-date.js';
+import type { TrendInterval } from '../../time/intervals.js';
+import { formatInZone } from '../../time/intervals.js';
+import { zoneOf } from '../../time/relative-date.js';
 import { type EventsSeries, seriesAction } from './node.js';
 import { num, type Period } from './scope.js';
 
