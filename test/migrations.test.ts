@@ -30,6 +30,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0005_batch_exports',
       '0006_actions',
       '0007_batch_export_offsets',
+      '0010_backfill_rerun',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

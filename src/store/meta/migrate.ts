@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004_playlists.js';
 import * as m0005 from './migrations/0005_batch_exports.js';
 import * as m0006 from './migrations/0006_actions.js';
 import * as m0007 from './migrations/0007_batch_export_offsets.js';
+import * as m0010 from './migrations/0010_backfill_rerun.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0005_batch_exports': m0005,
   '0006_actions': m0006,
   '0007_batch_export_offsets': m0007,
+  '0010_backfill_rerun': m0010,
 };
 
 class InCodeMigrations implements MigrationProvider {
