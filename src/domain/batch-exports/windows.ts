@@ -85,9 +85,7 @@ async function createRuns(
   return deps.meta.transaction().execute(async (trx) => {
     if (!(await advance(trx))) return { advanced: false, runs: 0 };
     const exportId = make(window.start, window.end).batchExportId;
-    const covered = others
-      ? await deliveringIntervals(trx, exportId, window.start, window.end, others)
-      : [];
+    const covered = others ? await deliveringIntervals(trx, exportId, window.start, window.end, others) : [];
     const gaps = uncovered(window.start, window.end, covered);
     for (const gap of gaps) await insertRun(trx, make(gap.start, gap.end));
     return { advanced: true, runs: gaps.length };
