@@ -161,7 +161,8 @@ describe('POST /query HogQLQuery', () => {
     const unsupported = await post({ query: { kind: 'WebOverviewQuery' } });
     expect(unsupported.json()).toMatchObject({
       code: 'invalid_input',
-      detail: 'Unsupported query kind: WebOverviewQuery',
+      detail:
+        'Unsupported query kind: WebOverviewQuery. Kinds this server runs: HogQLQuery, EventsQuery, ActorsQuery, SessionsQuery, TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery, PathsQuery, DataTableNode, DataVisualizationNode, InsightVizNode.',
     });
     expect((await post({})).statusCode).toBe(400);
     expect((await post(hogql('SELECT 1', { refresh: 'sometimes' }))).statusCode).toBe(400);

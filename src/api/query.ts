@@ -9,8 +9,8 @@ import {
   applyVariablesOverride,
   type DashboardFilter,
 } from '../domain/query/filters.js';
-import { type QueryNode, unwrapQuery } from '../domain/query/kinds.js';
-import { runnerFor } from '../domain/query/run.js';
+import { nodePath, type QueryNode, unwrapQuery } from '../domain/query/kinds.js';
+import { runnableKinds, runnerFor } from '../domain/query/run.js';
 import { scope } from '../domain/scopes.js';
 import { loadParser } from '../hogql/parse.js';
 import type { AnyProperties } from '../hogql/property-filters.js';
@@ -80,7 +80,13 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
       );
     }
     // Actions are read before the node is checked, so their definitions are part of the cache key.
-    const node = prepare(body, await resolveActions(deps, team.id, unwrapQuery(body.query)));
+    const path = nodePath(body.query);
+    let node: QueryNode;
+    try {
+      node = prepare(body, await resolveActions(deps, team.id, unwrapQuery(body.query, runnableKinds())));
+    } catch (err) {
+      throw queryError(err, path);
+    }
     const runner = runnerFor(node.kind);
     const abort = new AbortController();
     request.raw.once('close', () => {
@@ -116,7 +122,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
             signal,
           });
         } catch (err) {
-          throw queryError(err);
+          throw queryError(err, path);
         }
       },
     });
