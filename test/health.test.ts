@@ -141,6 +141,16 @@ describe(`health and schema (${backend})`, () => {
     }
   });
 
+  it("shows Burrow's logo in Swagger UI, not the library's", async () => {
+    const res = await h.request('GET', '/api/schema/swagger-ui/static/swagger-initializer.js', { key: null });
+    expect(res.statusCode).toBe(200);
+    const data = /img\.src = 'data:image\/svg\+xml;base64,([^']+)'/.exec(res.body);
+    expect(data).not.toBeNull();
+    const svg = Buffer.from(data![1]!, 'base64').toString('utf8');
+    expect(svg).toContain('<title>Burrow</title>');
+    expect(svg).not.toMatch(/fastify/i);
+  });
+
   it('serves the document Swagger UI loads', async () => {
     const res = await h.request('GET', '/api/schema/swagger-ui/json', { key: null });
     expect(res.statusCode).toBe(200);
