@@ -55,3 +55,15 @@ export const authenticationFailed = (detail: string) =>
   });
 
 export const conflict = (detail: string) => new ApiError(409, 'invalid_request', 'conflict', detail);
+
+/**
+ * DRF's `"x" is not a valid choice.`, followed by the valid choices so nobody has to guess (long
+ * lists are cut after 30, with how many more there are).
+ */
+export function invalidChoice(value: unknown, allowed: readonly unknown[], attr: string | null) {
+  const shown = String(value).slice(0, 100);
+  const names = allowed.slice(0, 30).map((a) => (a === null ? 'null' : String(a)));
+  const more = allowed.length > 30 ? ` (and ${allowed.length - 30} more)` : '';
+  const hint = names.length ? ` Choose one of: ${names.join(', ')}${more}.` : '';
+  return validationError(`"${shown}" is not a valid choice.${hint}`, attr, 'invalid_choice');
+}

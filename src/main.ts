@@ -1,7 +1,9 @@
 import './threadpool.js';
+import { existsSync, rmSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './server/app.js';
 import { createLogger } from './server/logger.js';
+import { assertCanListen, StartupError } from './server/port-check.js';
 import { bootstrapInstallation, openStores } from './server/runtime.js';
 
 async function main(): Promise<void> {
@@ -17,6 +19,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
+  // Before anything is written: a start that cannot listen must not leave a data directory or a key.
+  await assertCanListen(config.host, config.port);
+  const dataDirExisted = existsSync(config.dataDir);
   const stores = await openStores(config);
   await bootstrapInstallation(config, stores, log);
   const app = await buildApp({
@@ -26,7 +31,16 @@ async function main(): Promise<void> {
     bus: stores.bus,
     logger: log,
   });
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Lost a race for the port after the probe: undo what this start created.
+    await app.close().catch(() => {});
+    await stores.close().catch(() => {});
+    if (!dataDirExisted) rmSync(config.dataDir, { recursive: true, force: true });
+    throw error;
+  }
   log.info(
     {
       url: address,
@@ -64,6 +78,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof StartupError) {
+    process.stderr.write(`burrow: cannot start: ${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`burrow: failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

@@ -26,8 +26,9 @@ const Key = Type.Object({
   last_rolled_at: NullableDateTime,
   user_id: Type.Integer(),
   scopes: Type.Array(Type.String()),
-  scoped_teams: Nullable(Type.Array(Type.Integer())),
-  scoped_organizations: Nullable(Type.Array(Type.String())),
+  // PostHog's serializer answers lists, [] when unrestricted; its agent toolkit refuses null.
+  scoped_teams: Type.Array(Type.Integer()),
+  scoped_organizations: Type.Array(Type.String()),
 });
 
 const KeyFields = {
@@ -54,8 +55,8 @@ function toKey(key: PersonalApiKeyRecord | KeyWithValue) {
     last_rolled_at: key.lastRolledAt,
     user_id: key.userId,
     scopes: key.scopes.length > 0 ? key.scopes : ['*'],
-    scoped_teams: key.scopedTeams,
-    scoped_organizations: key.scopedOrganizations,
+    scoped_teams: key.scopedTeams ?? [],
+    scoped_organizations: key.scopedOrganizations ?? [],
   };
 }
 

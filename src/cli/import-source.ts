@@ -15,7 +15,38 @@ function validate(line: number, value: unknown): Parsed {
   if (e.distinct_id === undefined || e.distinct_id === null || e.distinct_id === '') {
     return { ok: false, line, reason: 'missing distinct_id' };
   }
+  // A timestamp that does not parse would silently become "now" at capture: refuse the line.
+  if (e.timestamp !== undefined && e.timestamp !== null && e.timestamp !== '' && !isTimestamp(e.timestamp)) {
+    return {
+      ok: false,
+      line,
+      reason: `invalid timestamp ${JSON.stringify(e.timestamp).slice(0, 60)} (use ISO 8601, e.g. 2026-10-01T12:00:00Z)`,
+    };
+  }
   return { ok: true, line, event: e };
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** An ISO 8601 date or date-time that names a real instant. */
+function isTimestamp(value: unknown): boolean {
+  return typeof value === 'string' && ISO_DATE.test(value.trim()) && !Number.isNaN(Date.parse(value));
+}
+
+/** How many rows `readEvents` will yield (non-blank lines; CSV without its header), for progress. */
+export async function countRows(path: string): Promise<number> {
+  let rows = 0;
+  let blank = true;
+  for await (const chunk of createReadStream(path)) {
+    for (const byte of chunk as Buffer) {
+      if (byte === 10) {
+        if (!blank) rows += 1;
+        blank = true;
+      } else if (byte !== 13 && byte !== 32 && byte !== 9) blank = false;
+    }
+  }
+  if (!blank) rows += 1;
+  return path.toLowerCase().endsWith('.csv') ? Math.max(0, rows - 1) : rows;
 }
 
 /** JSON Lines: one event object per line, blank lines skipped. */

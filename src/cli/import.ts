@@ -20,6 +20,25 @@ export interface ImportSummary {
 
 const MAX_LISTED_REJECTS = 50;
 
+/** The server could not be reached at all: names the host tried. */
+export class UnreachableError extends Error {}
+
+function cause(error: unknown): string {
+  const c = (error as { cause?: { code?: string; message?: string } }).cause;
+  return c?.code ?? c?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** Fails fast, naming the host, when nothing answers there (before any line is read). */
+export async function checkReachable(host: string): Promise<void> {
+  try {
+    await fetch(`${host}/_health`, { signal: AbortSignal.timeout(5000) });
+  } catch (error) {
+    throw new UnreachableError(
+      `cannot reach a Burrow server at ${host} (${cause(error)}). Start it with \`npm start\`, or pass --host <url>.`,
+    );
+  }
+}
+
 /** POSTs one batch to /batch/, retrying while the server says busy (503) or is unreachable. */
 async function send(
   host: string,
@@ -39,7 +58,7 @@ async function send(
         }),
       });
     } catch (error) {
-      if (attempt >= 5) throw error;
+      if (attempt >= 5) return `cannot reach ${host}: ${cause(error)}`;
     }
     if (res?.ok) return null;
     if (res && res.status !== 503 && res.status < 500) {

@@ -1,4 +1,6 @@
 import '../threadpool.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { setPasswordByEmail } from '../domain/accounts/password-change.js';
@@ -12,7 +14,9 @@ import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
-import { runImport } from './import.js';
+import { checkReachable, runImport, UnreachableError } from './import.js';
+import { createProgress } from './import-progress.js';
+import { countRows } from './import-source.js';
 import { readPassword } from './read-password.js';
 
 const USAGE = `Usage: npx burrow <command> [options]
@@ -23,8 +27,9 @@ Commands:
   keys create --label <text> --scopes <s1,s2|*> [--email <user>] [--scoped-teams 1,2] [--scoped-organizations <uuid,...>]
   keys list [--email <user>]
   keys revoke <id> [--email <user>]
-  import <file.jsonl|file.csv> --project <id> [--host <url>] [--token <phc_...>]
-                     send events through the running server's capture path (/batch/)
+  import <file.jsonl|file.csv> [--project <id> | --token <phc_...>] [--host <url>]
+                     send events through the running server's capture path (/batch/);
+                     without --project or --token, the bootstrap project (bootstrap.json)
   password [--email <user>]
                      set a user's password for logging in to the console (asked on a terminal,
                      else read from standard input); ends that user's sessions
@@ -108,7 +113,11 @@ async function run(argv: string[]): Promise<number> {
     if (command !== 'keys' || !sub) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
     const email = values.email ?? config.adminEmail;
     const user = await findUserByEmail(store.db, email);
-    if (!user) throw new UsageError(`no user with email ${email} (start the server once to bootstrap)`);
+    if (!user) {
+      throw new CliError(
+        `no user with email ${email} in the data directory ${config.dataDir} (start the server once there to bootstrap, or pass --data-dir)`,
+      );
+    }
     const principal = { user, key: null };
     if (sub === 'create') {
       const key = await createKey(deps, principal, {
@@ -146,6 +155,23 @@ async function run(argv: string[]): Promise<number> {
 
 class UsageError extends Error {}
 
+/** A failure to report in one line, without the usage text. */
+class CliError extends Error {}
+
+/** The bootstrap project's token, from bootstrap.json in the data directory. */
+function bootstrapToken(dataDir: string): string {
+  const path = join(dataDir, 'bootstrap.json');
+  if (!existsSync(path)) {
+    throw new CliError(
+      `no bootstrap.json in the data directory ${dataDir}: start the server once there (npm start), pass --data-dir <dir>, or give --project <id> or --token <phc_...>`,
+    );
+  }
+  const token = (JSON.parse(readFileSync(path, 'utf8')) as { project_api_key?: unknown }).project_api_key;
+  if (typeof token !== 'string')
+    throw new CliError(`${path} has no project_api_key; give --project or --token`);
+  return token;
+}
+
 async function importCommand(
   file: string | undefined,
   values: { project?: string; host?: string; token?: string },
@@ -153,30 +179,30 @@ async function importCommand(
   db: Awaited<ReturnType<typeof openMetaStore>>['db'],
 ): Promise<number> {
   if (!file) throw new UsageError('import needs a file');
+  if (!existsSync(file)) throw new CliError(`no file ${file}`);
   let token = values.token;
-  if (!token) {
-    if (!values.project || !/^\d+$/.test(values.project))
-      throw new UsageError('import needs --project <id> or --token');
+  if (!token && values.project) {
+    if (!/^\d+$/.test(values.project)) throw new UsageError('--project needs a project id (a number)');
     const team = await findTeam(db, Number(values.project));
-    if (!team) throw new UsageError(`no project ${values.project}`);
+    if (!team) throw new CliError(`no project ${values.project} in the data directory ${config.dataDir}`);
     token = team.apiToken;
   }
+  if (!token) token = bootstrapToken(config.dataDir);
   const host = (values.host ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
-  const tty = process.stderr.isTTY;
-  let last = 0;
+  await checkReachable(host);
+  const progress = createProgress({
+    total: await countRows(file),
+    tty: process.stderr.isTTY === true,
+    columns: process.stderr.columns,
+    write: (text) => process.stderr.write(text),
+  });
   const summary = await runImport({
     file,
     host,
     token,
-    progress: (done, rejected) => {
-      if (Date.now() - last < 250) return;
-      last = Date.now();
-      process.stderr.write(
-        `${tty ? '\r' : ''}imported ${done} events, rejected ${rejected}${tty ? '' : '\n'}`,
-      );
-    },
+    progress: (done, rejected) => progress.update(done, rejected),
   });
-  if (tty) process.stderr.write('\n');
+  progress.finish(summary);
   print({ ...summary, rate: Math.round(summary.rate), seconds: Number(summary.seconds.toFixed(2)) });
   return summary.rejected > 0 ? 1 : 0;
 }
@@ -186,6 +212,8 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ApiError)
       process.stderr.write(`burrow: ${error.attr ? `${error.attr}: ` : ''}${error.detail}\n`);
+    else if (error instanceof CliError || error instanceof UnreachableError)
+      process.stderr.write(`burrow: ${error.message}\n`);
     else if (
       error instanceof UsageError ||
       error instanceof ConfigError ||
@@ -193,6 +221,8 @@ run(process.argv.slice(2)).then(
     ) {
       process.stderr.write(`burrow: ${(error as Error).message}\n\n${USAGE}`);
     } else process.stderr.write(`burrow: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(error instanceof ApiError ? 1 : 2);
+    process.exit(
+      error instanceof ApiError || error instanceof CliError || error instanceof UnreachableError ? 1 : 2,
+    );
   },
 );

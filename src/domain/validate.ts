@@ -1,4 +1,4 @@
-import { validationError } from '../errors.js';
+import { invalidChoice, validationError } from '../errors.js';
 
 /** DRF CharField rules: trimmed, not blank, bounded. */
 export function text(value: string, attr: string, maxLength: number): string {
@@ -33,14 +33,17 @@ function isKnownLink(value: string): boolean {
 export function timezone(value: string, attr = 'timezone'): string {
   zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT']);
   if (!zones.has(value) && !isKnownLink(value)) {
-    throw validationError(`"${value}" is not a valid choice.`, attr, 'invalid_choice');
+    throw validationError(
+      `"${value}" is not a valid choice. Use an IANA time zone name, such as UTC, Europe/Paris or America/New_York.`,
+      attr,
+      'invalid_choice',
+    );
   }
   return value;
 }
 
 export function choice<T extends string | number>(value: T, allowed: readonly T[], attr: string): T {
-  if (!allowed.includes(value))
-    throw validationError(`"${value}" is not a valid choice.`, attr, 'invalid_choice');
+  if (!allowed.includes(value)) throw invalidChoice(value, allowed, attr);
   return value;
 }
 

@@ -60,7 +60,18 @@ function sumProgress(processes: EngineProcess[]): QueryProgress {
 
 /** Background calculations: a status written at once, then updated at pickup, while running and at the end. */
 export class BackgroundQueries {
+  /** Background calculations running on this node, by cache key: what a cache miss may report. */
+  private readonly byCacheKey = new Map<string, { teamId: number; queryId: string }>();
+
   constructor(private readonly parts: BackgroundParts) {}
+
+  /** The status of a background calculation of `cacheKey` for the team still running on this node. */
+  async runningFor(teamId: number, cacheKey: string): Promise<QueryStatus | null> {
+    const running = this.byCacheKey.get(cacheKey);
+    if (!running || running.teamId !== teamId) return null;
+    const status = await this.parts.statuses.get(teamId, running.queryId);
+    return status && !status.complete ? status : null;
+  }
 
   /**
    * Starts `work` under `queryId` unless a calculation with that id is still running (its status is
@@ -93,7 +104,11 @@ export class BackgroundQueries {
       this.parts.registry.unregister(teamId, queryId, run);
       throw error;
     }
-    void this.run(status, run, joining, work);
+    const entry = { teamId, queryId };
+    this.byCacheKey.set(cacheKey, entry);
+    void this.run(status, run, joining, work).finally(() => {
+      if (this.byCacheKey.get(cacheKey) === entry) this.byCacheKey.delete(cacheKey);
+    });
     return { ...status };
   }
 

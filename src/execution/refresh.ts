@@ -26,8 +26,10 @@ export function executionModeFromRefresh(refresh: unknown): ExecutionMode {
 
 /**
  * The mode of a `/query` request. `refresh` must be a mode name, a boolean or absent (else 400);
- * the deprecated `async: true` means `async`; and, as in PostHog's endpoint, `force_cache` (which
- * also covers missing and `false`) becomes `blocking`, so a request always gets a result.
+ * the deprecated `async: true` means `async`. A missing refresh (and `false`, "no forced refresh")
+ * is `blocking`, the spec's default; `force_cache` stays itself: cached data or a cache miss,
+ * answered at once, never a calculation (the spec's refresh table wins over PostHog's endpoint,
+ * which turns it into blocking).
  */
 export function queryEndpointMode(refresh: unknown, legacyAsync?: unknown): ExecutionMode {
   if (refresh !== undefined && refresh !== null && typeof refresh !== 'boolean' && !isMode(refresh)) {
@@ -40,6 +42,7 @@ export function queryEndpointMode(refresh: unknown, legacyAsync?: unknown): Exec
   if (legacyAsync !== undefined && legacyAsync !== null && typeof legacyAsync !== 'boolean') {
     throw validationError('Must be a valid boolean.', 'async', 'invalid');
   }
-  const mode = legacyAsync === true ? 'async' : executionModeFromRefresh(refresh);
-  return mode === 'force_cache' ? 'blocking' : mode;
+  if (legacyAsync === true) return 'async';
+  if (refresh === undefined || refresh === null || refresh === false) return 'blocking';
+  return executionModeFromRefresh(refresh);
 }

@@ -79,7 +79,9 @@ export class QueryService {
       case 'serve_cached':
         return result(cached!, true, await runningStatus());
       case 'cache_miss':
-        return miss(await runningStatus());
+        // Never starts work: the status shown is that of a calculation of this query (by client
+        // query id, or by cache key on this node) that is already running, else none.
+        return miss((await runningStatus()) ?? (await this.parts.background.runningFor(team.id, cacheKey)));
       case 'calculate':
         return result(await this.calculateInRequest(request, cacheKey, queryId), false, null);
       case 'serve_cached_and_refresh': {

@@ -73,12 +73,52 @@ export function classifyEngineError(err: unknown): EngineErrorInfo | undefined {
 
 /** Cuts the engine's echo of the query ("In scope SELECT ...", "While processing ..."). */
 function cleanMessage(message: string): string {
-  const cut = message.search(/:?\s*(In scope|While processing|in query:|\(version [\d.]+)/i);
+  const cut = message.search(/:?\s*(In scope|While processing|while executing|in query:|\(version [\d.]+)/i);
   const text = (cut >= 0 ? message.slice(0, cut) : message).replace(/\s+/g, ' ').trim();
-  return (
-    text.replace(
-      /`?[\w]+`?\.`?(events|person|person_distinct_id2|groups|sessions|session_replay_events)`?/g,
-      '$1',
-    ) || 'Query failed'
+  const cleaned = text.replace(
+    /`?[\w]+`?\.`?(events|person|person_distinct_id2|groups|sessions|session_replay_events)`?/g,
+    '$1',
   );
+  // Whatever still names compiled SQL (aliases, JSON extraction) says nothing in HogQL terms.
+  if (/__table\d|JSONExtract|replaceRegexpAll|_UInt8|hogql_val_/.test(cleaned)) {
+    return 'The query failed in the engine.';
+  }
+  return inHogQLTerms(cleaned) || 'Query failed';
+}
+
+/** ClickHouse type names as HogQL names them. */
+function hogqlType(type: string): string {
+  const t = type
+    .replace(/^(?:Nullable|LowCardinality)\((.*)\)$/, '$1')
+    .replace(/^(?:Nullable|LowCardinality)\((.*)\)$/, '$1');
+  if (/^U?Int\d+$/.test(t)) return 'Integer';
+  if (/^Float\d+$|^Decimal/.test(t)) return 'Float';
+  if (/^DateTime/.test(t)) return 'DateTime';
+  if (/^Date(32)?$/.test(t)) return 'Date';
+  if (t === 'Bool') return 'Boolean';
+  if (/^(Fixed)?String/.test(t)) return 'String';
+  return t;
+}
+
+const STRING_HINT =
+  " Properties are strings in HogQL: compare with a string (properties.plan = '1') or convert the property first (toFloat(properties.plan) = 1, toInt(...), toDateTime(...)).";
+
+/** Type errors rephrased with HogQL's type names, and what to do about a string property. */
+function inHogQLTerms(message: string): string {
+  const noCommon = /^There is no supertype for types ([^:]+?) because/.exec(message);
+  if (noCommon) {
+    const types = [...new Set((noCommon[1] as string).split(/,\s*/).map(hogqlType))];
+    const hint = types.includes('String') && types.length > 1 ? STRING_HINT : '';
+    return `Cannot compare or combine values of types ${types.join(' and ')}: they have no common type.${hint}`;
+  }
+  const illegal = /^Illegal types? (.+?) (?:of arguments? )?(?:of|for) (?:aggregate )?function (\w+)/.exec(
+    message,
+  );
+  if (illegal) {
+    const types = [...new Set((illegal[1] as string).split(/\s+and\s+|,\s*/).map(hogqlType))];
+    const fn = illegal[2] as string;
+    const hint = types.includes('String') ? STRING_HINT : '';
+    return `Function ${fn} cannot take ${types.length > 1 ? 'arguments of types' : 'an argument of type'} ${types.join(' and ')}.${hint}`;
+  }
+  return message;
 }

@@ -4,6 +4,8 @@
  */
 export class HogQLError extends Error {
   readonly exposed: boolean = false;
+  /** The input field at fault, segments joined by `__` (DRF's form), relative to the filter list. */
+  attr?: string;
   constructor(
     message: string,
     readonly start?: number,

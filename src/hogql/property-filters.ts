@@ -1,7 +1,7 @@
 import { call, compare, constant, type Expr, field } from './ast.js';
 import { cohortFilterToExpr } from './cohort-filter.js';
 import { elementFilterToExpr } from './element-filters.js';
-import { HogQLQueryError } from './errors.js';
+import { HogQLError, HogQLQueryError } from './errors.js';
 import { parseExpr } from './parse.js';
 
 /**
@@ -173,8 +173,37 @@ export function propertyFilterToExpr(f: PropertyFilter, scope: FilterScope = 'ev
       return compare('<', call('toDateTime', [x]), date(f.value));
     case 'is_date_after':
       return compare('>', call('toDateTime', [x]), date(f.value));
-    default:
-      throw new HogQLQueryError(`Unsupported property filter operator: ${String(op)}`);
+    default: {
+      const error = new HogQLQueryError(
+        `Unsupported property filter operator "${String(op).slice(0, 100)}" on property "${f.key.slice(0, 100)}". Choose one of: ${FILTER_OPERATORS.join(', ')}.`,
+      );
+      error.attr = 'operator';
+      throw error;
+    }
+  }
+}
+
+/** Every operator a property filter may name (PostHog's PropertyOperator, and its aliases). */
+export const FILTER_OPERATORS = [
+  ...BASIC_OPERATORS,
+  'in',
+  'not_in',
+  'between',
+  'not_between',
+  'min',
+  'max',
+  'is_date_exact',
+  'is_date_before',
+  'is_date_after',
+] as const;
+
+/** Runs `build` for the filter at `segment`, prefixing the path of an error's `attr` with it. */
+export function at<T>(segment: string, build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof HogQLError && err.attr) err.attr = `${segment}__${err.attr}`;
+    throw err;
   }
 }
 
@@ -185,14 +214,14 @@ const isGroup = (f: PropertyFilter | PropertyGroupFilter): f is PropertyGroupFil
 export function propertiesToExpr(props: AnyProperties, scope: FilterScope = 'events'): Expr {
   if (!props) return constant(true);
   if (Array.isArray(props)) {
-    const exprs = props.map((p) =>
-      isGroup(p) ? propertiesToExpr(p, scope) : propertyFilterToExpr(p, scope),
+    const exprs = props.map((p, i) =>
+      at(String(i), () => (isGroup(p) ? propertiesToExpr(p, scope) : propertyFilterToExpr(p, scope))),
     );
     return exprs.length ? allOf(exprs) : constant(true);
   }
   if (!isGroup(props)) throw new HogQLQueryError('Invalid property group');
-  const exprs = props.values.map((v) =>
-    isGroup(v) ? propertiesToExpr(v, scope) : propertyFilterToExpr(v, scope),
+  const exprs = props.values.map((v, i) =>
+    at(`values__${i}`, () => (isGroup(v) ? propertiesToExpr(v, scope) : propertyFilterToExpr(v, scope))),
   );
   if (!exprs.length) return constant(true);
   return props.type === 'OR' ? anyOf(exprs) : allOf(exprs);

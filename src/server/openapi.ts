@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorBody } from '../api/schemas/common.js';
 import { describeScope, PUBLIC } from '../domain/scopes.js';
+import { BURROW_LOGO_SVG } from './burrow-logo.js';
 import { REQUEST_EXAMPLES } from './openapi-examples.js';
+import { registerRedoc } from './redoc.js';
 
 const DOCS_PREFIX = '/api/schema/';
 
@@ -89,7 +91,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: `${DOCS_PREFIX}swagger-ui`, logLevel: 'warn' });
+  await app.register(swaggerUi, {
+    routePrefix: `${DOCS_PREFIX}swagger-ui`,
+    logLevel: 'warn',
+    // Burrow's own logo in place of the library's (the page is Burrow's API, not Fastify's).
+    logo: { type: 'image/svg+xml', content: Buffer.from(BURROW_LOGO_SVG), href: `${DOCS_PREFIX}swagger-ui/` },
+  });
+  registerRedoc(app, DOCS_PREFIX);
   app.get(
     DOCS_PREFIX,
     {

@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { pythonTypeName } from '../domain/validate.js';
-import { type ApiError, notFound, validationError } from '../errors.js';
+import { type ApiError, invalidChoice, notFound, validationError } from '../errors.js';
 
 /**
  * Bodies are validated strictly (a JSON string is never a number); query strings and path params
@@ -96,8 +96,10 @@ function describe(error: ErrorObject): { detail: string; code: string } {
       return { detail: TYPE_MESSAGES[expected] ?? 'Invalid input.', code: 'invalid_input' };
     }
     case 'enum':
-    case 'const':
-      return { detail: `"${String(error.data)}" is not a valid choice.`, code: 'invalid_choice' };
+    case 'const': {
+      const allowed = error.keyword === 'enum' ? (p.allowedValues as unknown[]) : [p.allowedValue];
+      return { detail: invalidChoice(error.data, allowed ?? [], null).detail, code: 'invalid_choice' };
+    }
     case 'minLength':
       return p.limit === 1
         ? { detail: 'This field may not be blank.', code: 'blank' }

@@ -43,8 +43,8 @@ interface KeyBody {
   last_rolled_at: string | null;
   user_id: number;
   scopes: string[];
-  scoped_teams: number[] | null;
-  scoped_organizations: string[] | null;
+  scoped_teams: number[];
+  scoped_organizations: string[];
 }
 
 function expectError(res: LightMyRequestResponse, status: number, body: object) {
@@ -107,8 +107,8 @@ describe(`personal API keys (${backend})`, () => {
         label: 'CI deploys',
         user_id: userId,
         scopes: ['project:read', 'user:read'],
-        scoped_teams: null,
-        scoped_organizations: null,
+        scoped_teams: [],
+        scoped_organizations: [],
         last_used_at: null,
         last_rolled_at: null,
       });
@@ -368,7 +368,7 @@ describe(`personal API keys (${backend})`, () => {
       expect(res.json()).toMatchObject({
         label: made.label,
         scopes: ['user:read', 'organization:write'],
-        scoped_teams: null,
+        scoped_teams: [],
         mask_value: made.mask_value,
         value: null,
       });
@@ -406,7 +406,7 @@ describe(`personal API keys (${backend})`, () => {
       expect(after.json()).toMatchObject({
         label: 'keep',
         scopes: ['user:read'],
-        scoped_organizations: null,
+        scoped_organizations: [],
       });
     });
   });

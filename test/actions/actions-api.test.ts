@@ -158,7 +158,11 @@ describe(`actions resource (${backend})`, () => {
     expect(dup).toMatchObject({ type: 'validation_error', code: 'unique', attr: 'name' });
     expect(dup.detail).toMatch(/^This project already has an action with this name, ID \d+$/);
     expect((await post({ name: 'm', steps: [{ url: 'x', url_matching: 'starts' }] })).json()).toEqual(
-      invalid('"starts" is not a valid choice.', 'steps__0__url_matching', 'invalid_choice'),
+      invalid(
+        '"starts" is not a valid choice. Choose one of: contains, regex, exact.',
+        'steps__0__url_matching',
+        'invalid_choice',
+      ),
     );
     expect((await post({ name: 'm', steps: [{}, { event: 5 }] })).json()).toEqual(
       invalid('Not a valid string.', 'steps__1__event', 'invalid'),

@@ -229,7 +229,11 @@ describe(`errors (${backend})`, () => {
       expectError(
         res,
         400,
-        invalid('"Mars/Olympus_Mons" is not a valid choice.', 'timezone', 'invalid_choice'),
+        invalid(
+          '"Mars/Olympus_Mons" is not a valid choice. Use an IANA time zone name, such as UTC, Europe/Paris or America/New_York.',
+          'timezone',
+          'invalid_choice',
+        ),
       );
       const after = await h.request('GET', `/api/projects/${h.boot.project_id}/`);
       expect(after.json().timezone).toBe('UTC');
@@ -277,7 +281,11 @@ describe(`errors (${backend})`, () => {
 
     it('validates query strings too', async () => {
       const res = await h.request('GET', '/api/schema/?format=xml', { key: null });
-      expectError(res, 400, invalid('"xml" is not a valid choice.', 'format', 'invalid_choice'));
+      expectError(
+        res,
+        400,
+        invalid('"xml" is not a valid choice. Choose one of: json.', 'format', 'invalid_choice'),
+      );
     });
   });
 

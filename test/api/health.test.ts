@@ -141,6 +141,33 @@ describe(`health and schema (${backend})`, () => {
     }
   });
 
+  it("shows Burrow's logo in Swagger UI, not the library's", async () => {
+    const res = await h.request('GET', '/api/schema/swagger-ui/static/swagger-initializer.js', { key: null });
+    expect(res.statusCode).toBe(200);
+    const data = /img\.src = 'data:image\/svg\+xml;base64,([^']+)'/.exec(res.body);
+    expect(data).not.toBeNull();
+    const svg = Buffer.from(data![1]!, 'base64').toString('utf8');
+    expect(svg).toContain('<title>Burrow</title>');
+    expect(svg).not.toMatch(/fastify/i);
+  });
+
+  it('serves ReDoc at /api/schema/redoc/ from this server, reading the OpenAPI document', async () => {
+    const res = await h.request('GET', '/api/schema/redoc/', { key: null });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('<redoc spec-url="/api/schema/?format=json"></redoc>');
+    expect(res.body).not.toMatch(/https?:\/\//);
+    const script = /<script src="([^"]+)"/.exec(res.body)![1]!;
+    const js = await h.request('GET', script, { key: null });
+    expect(js.statusCode).toBe(200);
+    expect(js.headers['content-type']).toMatch(/^application\/javascript/);
+    expect(js.body.length).toBeGreaterThan(500_000);
+    expect(js.body).toContain('Redoc');
+    const spec = await h.request('GET', '/api/schema/?format=json', { key: null });
+    expect(spec.json().openapi).toBe('3.1.0');
+    expect((await h.request('GET', '/api/schema/redoc', { key: null })).statusCode).toBe(200);
+  });
+
   it('serves the document Swagger UI loads', async () => {
     const res = await h.request('GET', '/api/schema/swagger-ui/json', { key: null });
     expect(res.statusCode).toBe(200);

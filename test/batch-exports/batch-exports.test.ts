@@ -133,15 +133,27 @@ describe(`batch exports: the resource (${backend})`, () => {
     ],
     [
       { name: 'x', destination: { type: 'NoOp', config: {} }, interval: 'monthly' },
-      invalid('"monthly" is not a valid choice.', 'interval', 'invalid_choice'),
+      invalid(
+        '"monthly" is not a valid choice. Choose one of: hour, day, week, every 5 minutes, every 15 minutes.',
+        'interval',
+        'invalid_choice',
+      ),
     ],
     [
       { name: 'x', destination: { type: 'NoOp', config: {} }, interval: 'hour', model: 'cats' },
-      invalid('"cats" is not a valid choice.', 'model', 'invalid_choice'),
+      invalid(
+        '"cats" is not a valid choice. Choose one of: events, persons, sessions.',
+        'model',
+        'invalid_choice',
+      ),
     ],
     [
       { name: 'x', destination: { type: 'Nope', config: {} }, interval: 'hour' },
-      invalid('"Nope" is not a valid choice.', 'destination__type', 'invalid_choice'),
+      invalid(
+        '"Nope" is not a valid choice. Choose one of: Postgres, S3, HTTP, NoOp.',
+        'destination__type',
+        'invalid_choice',
+      ),
     ],
     [
       { name: 'x', destination: { type: 'Snowflake', config: {} }, interval: 'hour' },
@@ -207,7 +219,11 @@ describe(`batch exports: the resource (${backend})`, () => {
     ],
     [
       { name: 'x', destination: { type: 'NoOp', config: {} }, interval: 'hour', timezone: 'Mars/Olympus' },
-      invalid('"Mars/Olympus" is not a valid choice.', 'timezone', 'invalid_choice'),
+      invalid(
+        '"Mars/Olympus" is not a valid choice. Use an IANA time zone name, such as UTC, Europe/Paris or America/New_York.',
+        'timezone',
+        'invalid_choice',
+      ),
     ],
     [
       {

@@ -1,6 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProgress } from '../../src/cli/import-progress.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 import { runToEnd } from '../helpers/process.js';
 
@@ -83,5 +85,80 @@ describe(`burrow import (${backend})`, () => {
     );
     expect(JSON.parse(rows[0]?.properties ?? '{}')).toMatchObject({ plan: 'pro', n: 1 });
     expect(rows[0]?.timestamp).toBe('2026-10-02 00:00:00.000000');
+  });
+
+  it('rejects a bad timestamp with its line, and ends with a line matching the summary', async () => {
+    const file = join(h.config.dataDir, 'times.jsonl');
+    const rows = Array.from({ length: 5001 }, (_, i) =>
+      JSON.stringify({
+        event: 'timed',
+        distinct_id: 'u',
+        timestamp: '2026-10-01T12:00:00Z',
+        properties: { i },
+      }),
+    );
+    rows.splice(2, 0, JSON.stringify({ event: 'timed', distinct_id: 'u', timestamp: 'yesterday-ish' }));
+    writeFileSync(file, rows.join('\n'));
+    const { code, output } = await cli(
+      'import',
+      file,
+      '--project',
+      String(h.boot.project_id),
+      '--host',
+      base,
+    );
+    const summary = JSON.parse(output.slice(output.indexOf('{')));
+    expect(code).toBe(1);
+    expect(summary).toMatchObject({ rows: 5002, imported: 5001, rejected: 1 });
+    expect(summary.rejects).toEqual([
+      { line: 3, reason: expect.stringMatching(/^invalid timestamp "yesterday-ish"/) },
+    ]);
+    // stderr is not a terminal here: plain lines, and the last one says what the summary says.
+    const lines = output.split('\n');
+    const last = lines.filter((l) => l.startsWith('imported '));
+    expect(last).toHaveLength(1);
+    expect(last[0]).toMatch(/^imported 5,001 events, rejected 1 \(5,002 rows in /);
+    expect(output).not.toContain('\r');
+    expect(await count('timed')).toBe(5001);
+  });
+
+  it('names the host it could not reach and the data directory without a bootstrap', async () => {
+    const file = join(h.config.dataDir, 'one.jsonl');
+    writeFileSync(file, JSON.stringify({ event: 'x', distinct_id: 'u' }));
+    const down = await cli(
+      'import',
+      file,
+      '--project',
+      String(h.boot.project_id),
+      '--host',
+      'http://127.0.0.1:9',
+    );
+    expect(down.code).toBe(1);
+    expect(down.output).toContain('cannot reach a Burrow server at http://127.0.0.1:9');
+    const empty = mkdtempSync(join(tmpdir(), 'burrow-noboot-'));
+    const noBoot = await runToEnd('src/cli/main.ts', ['import', file, '--host', base], {
+      BURROW_DATA_DIR: empty,
+    });
+    expect(noBoot.code).toBe(1);
+    expect(noBoot.output).toContain(`no bootstrap.json in the data directory ${empty}`);
+  });
+
+  it('draws a bar with total, rate and time left on a terminal', () => {
+    let t = 0;
+    const out: string[] = [];
+    const p = createProgress({
+      total: 1000,
+      tty: true,
+      columns: 100,
+      write: (s) => out.push(s),
+      now: () => t,
+    });
+    t = 1000;
+    p.update(250, 0);
+    expect(out[0]?.startsWith('\r\x1b[2K[')).toBe(true);
+    expect(out[0]).toMatch(/#+\.+\] {2}25% 250\/1,000 rows · 250 rows\/s · 0:03 left$/);
+    t = 4000;
+    p.finish({ rows: 1000, imported: 990, rejected: 10, seconds: 4, rate: 247.5 });
+    expect(out[1]).toBe('\r\x1b[2Kimported 990 events, rejected 10 (1,000 rows in 4.00 s, 248 events/s)\n');
   });
 });

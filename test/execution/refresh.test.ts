@@ -39,7 +39,8 @@ describe('refresh value → execution mode', () => {
   it.each<[unknown, unknown, ExecutionMode]>([
     [undefined, undefined, 'blocking'],
     [false, undefined, 'blocking'],
-    ['force_cache', undefined, 'blocking'],
+    ['force_cache', undefined, 'force_cache'],
+    [null, undefined, 'blocking'],
     [true, undefined, 'force_blocking'],
     ['force_async', undefined, 'force_async'],
     ['lazy_async', undefined, 'lazy_async'],

@@ -203,9 +203,26 @@ describe.each(BACKENDS)('query service on %s', (backend) => {
     const served = await node.service.executeQuery(request(runner.run, { mode: 'force_cache' }));
     expect(served).toMatchObject({ kind: 'result', body: { is_cached: true } });
     expect(runner.calls).toHaveLength(2);
-    // In /query, force_cache (and a missing refresh) means blocking.
+    // force_cache as the body's refresh never calculates either; a missing refresh is blocking.
+    clock = new Date('2024-06-03T12:00:00Z');
     await node.service.executeQuery(request(runner.run, { refresh: 'force_cache' }));
+    expect(runner.calls).toHaveLength(2);
+    await node.service.executeQuery(request(runner.run, {}));
     expect(runner.calls).toHaveLength(3);
+  });
+
+  it('force_cache on a miss reports a background calculation of the same key, without starting one', async () => {
+    const runner = gatedRunner();
+    const started = await node.service.executeQuery(request(runner.run, { refresh: 'async' }));
+    const id = (started.body as { query_status: QueryStatus }).query_status.id;
+    const miss = await node.service.executeQuery(request(runner.run, { refresh: 'force_cache' }));
+    expect(miss).toMatchObject({ kind: 'cache_miss', httpStatus: 202, body: { query_status: { id } } });
+    expect(Object.keys(miss.body).sort()).toEqual(['cache_key', 'query_status']);
+    runner.gate.resolve();
+    await settle(node.service, 1, id);
+    expect(runner.calls).toHaveLength(1);
+    const served = await node.service.executeQuery(request(runner.run, { refresh: 'force_cache' }));
+    expect(served).toMatchObject({ kind: 'result', body: { is_cached: true, query_status: null } });
   });
 
   it('async: a miss answers 202 with a status, the status completes with the full response', async () => {

@@ -393,10 +393,12 @@ describe('FunnelsQuery errors', () => {
 
   it('rejects a bad window unit, order type or step index', async () => {
     expect((await bad({ funnelsFilter: { funnelWindowIntervalUnit: 'fortnight' } })).attr).toBe(
-      'funnelWindowIntervalUnit',
+      'query__funnelWindowIntervalUnit',
     );
-    expect((await bad({ funnelsFilter: { funnelWindowInterval: 0 } })).attr).toBe('funnelWindowInterval');
-    expect((await bad({ funnelsFilter: { funnelOrderType: 'random' } })).attr).toBe('funnelOrderType');
+    expect((await bad({ funnelsFilter: { funnelWindowInterval: 0 } })).attr).toBe(
+      'query__funnelWindowInterval',
+    );
+    expect((await bad({ funnelsFilter: { funnelOrderType: 'random' } })).attr).toBe('query__funnelOrderType');
     expect(
       (
         await bad({
@@ -405,13 +407,13 @@ describe('FunnelsQuery errors', () => {
           },
         })
       ).attr,
-    ).toBe('exclusions');
+    ).toBe('query__exclusions');
   });
 
   it('rejects malformed filters and dates instead of failing', async () => {
-    expect((await bad({ funnelsFilter: { exclusions: { event: 'x' } } })).attr).toBe('exclusions');
-    expect((await bad({ series: [STEPS[0], 'activate'] })).attr).toBe('series.1');
-    expect((await bad({ breakdownFilter: { breakdown: ['a', 'b'] } })).attr).toBe('breakdownFilter');
+    expect((await bad({ funnelsFilter: { exclusions: { event: 'x' } } })).attr).toBe('query__exclusions');
+    expect((await bad({ series: [STEPS[0], 'activate'] })).attr).toBe('query__series__1');
+    expect((await bad({ breakdownFilter: { breakdown: ['a', 'b'] } })).attr).toBe('query__breakdownFilter');
     expect((await bad({ dateRange: { date_from: 'not a date' } })).type).toBe('validation_error');
   });
 

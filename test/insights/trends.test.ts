@@ -379,18 +379,26 @@ describe('TrendsQuery caching', () => {
 
 describe('TrendsQuery errors', () => {
   it.each([
-    ['an unknown math', { series: [pageview({ math: 'bogus' })] }, 'series.0.math'],
-    ['a property math without a property', { series: [pageview({ math: 'sum' })] }, 'series.0.math_property'],
-    ['an unknown interval', { interval: 'year' }, 'interval'],
-    ['an actions series', { series: [{ kind: 'ActionsNode', id: 1 }] }, 'series.0'],
-    ['missing series', { series: undefined }, 'series'],
-    ['a formula naming a missing series', { trendsFilter: { formula: 'A+C' } }, 'trendsFilter.formula'],
+    ['an unknown math', { series: [pageview({ math: 'bogus' })] }, 'query__series__0__math'],
+    [
+      'a property math without a property',
+      { series: [pageview({ math: 'sum' })] },
+      'query__series__0__math_property',
+    ],
+    ['an unknown interval', { interval: 'year' }, 'query__interval'],
+    ['an actions series', { series: [{ kind: 'ActionsNode', id: 1 }] }, 'query__series__0'],
+    ['missing series', { series: undefined }, 'query__series'],
+    [
+      'a formula naming a missing series',
+      { trendsFilter: { formula: 'A+C' } },
+      'query__trendsFilter__formula',
+    ],
     [
       'an unsupported breakdown type',
       { breakdownFilter: { breakdown: 1, breakdown_type: 'cohort' } },
-      'breakdownFilter.breakdown_type',
+      'query__breakdownFilter__breakdown_type',
     ],
-    ['a bad date', { dateRange: { date_from: 'someday' } }, 'date_from'],
+    ['a bad date', { dateRange: { date_from: 'someday' } }, 'query__date_from'],
     [
       'more points than one query may return (8 472 hours × 15 values)',
       {
@@ -398,12 +406,12 @@ describe('TrendsQuery errors', () => {
         dateRange: { date_from: '2019-02-01', date_to: '2020-01-20' },
         breakdownFilter: { breakdown: 'toString(uuid)', breakdown_type: 'hogql' },
       },
-      'interval',
+      'query__interval',
     ],
     [
       'weekly active by minute',
       { interval: 'minute', series: [pageview({ math: 'weekly_active' })] },
-      'series.0.math',
+      'query__series__0__math',
     ],
   ])('answers 400 for %s', async (_name, patch, attr) => {
     const out = await fails(h, project, {
@@ -481,6 +489,6 @@ describe('InsightActorsQuery over a TrendsQuery', () => {
       source: { kind: 'InsightActorsQuery', source: source(), series: 3 },
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ attr: 'source' });
+    expect(res.json()).toMatchObject({ attr: 'query__source' });
   });
 });

@@ -65,7 +65,10 @@ describe(`organization invites (${backend})`, () => {
       [{}, invalid('This field is required.', 'target_email', 'required')],
       [{ target_email: null }, invalid('This field may not be null.', 'target_email', 'null')],
       [{ target_email: 'not-an-email' }, invalid('Enter a valid email address.', 'target_email')],
-      [{ target_email: email(), level: 5 }, invalid('"5" is not a valid choice.', 'level', 'invalid_choice')],
+      [
+        { target_email: email(), level: 5 },
+        invalid('"5" is not a valid choice. Choose one of: 1, 8, 15.', 'level', 'invalid_choice'),
+      ],
       [{ target_email: email(), level: '8' }, invalid('A valid integer is required.', 'level')],
       [
         { target_email: email(), first_name: 'x'.repeat(31) },

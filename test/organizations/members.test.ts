@@ -97,7 +97,11 @@ describe(`organization members (${backend})`, () => {
     expectReply(
       await h.request('GET', `${url}?order=password`, { key: org.member.key }),
       400,
-      invalid('"password" is not a valid choice.', 'order', 'invalid_choice'),
+      invalid(
+        '"password" is not a valid choice. Choose one of: joined_at, -joined_at, updated_at, -updated_at, level, -level.',
+        'order',
+        'invalid_choice',
+      ),
     );
     expectReply(
       await h.request('GET', `${url}?updated_after=yesterday`, { key: org.member.key }),
@@ -180,7 +184,7 @@ describe(`organization members (${backend})`, () => {
   it('validates the level only once the caller may act on the member', async () => {
     const p = await pair('owner', 'member');
     for (const [level, error] of [
-      [5, invalid('"5" is not a valid choice.', 'level', 'invalid_choice')],
+      [5, invalid('"5" is not a valid choice. Choose one of: 1, 8, 15.', 'level', 'invalid_choice')],
       ['8', invalid('A valid integer is required.', 'level')],
       [null, invalid('This field may not be null.', 'level', 'null')],
     ] as const) {

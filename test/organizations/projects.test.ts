@@ -113,7 +113,8 @@ describe(`projects (${backend})`, () => {
       expect(zone.json()).toEqual({
         type: 'validation_error',
         code: 'invalid_choice',
-        detail: '"Nowhere/Special" is not a valid choice.',
+        detail:
+          '"Nowhere/Special" is not a valid choice. Use an IANA time zone name, such as UTC, Europe/Paris or America/New_York.',
         attr: 'timezone',
       });
     });
@@ -290,7 +291,7 @@ describe(`projects (${backend})`, () => {
       expect(bad.json()).toEqual({
         type: 'validation_error',
         code: 'invalid_choice',
-        detail: '"3" is not a valid choice.',
+        detail: '"3" is not a valid choice. Choose one of: 0, 1.',
         attr: 'week_start_day',
       });
       const cleared = await h.request('PATCH', url, { body: { week_start_day: null } });
@@ -321,7 +322,7 @@ describe(`projects (${backend})`, () => {
         expect(res.json()).toEqual({
           type: 'validation_error',
           code: 'invalid_choice',
-          detail: `"${timezone}" is not a valid choice.`,
+          detail: `"${timezone}" is not a valid choice. Use an IANA time zone name, such as UTC, Europe/Paris or America/New_York.`,
           attr: 'timezone',
         });
         expect((await h.request('GET', `/api/projects/${project.id}/`)).json().timezone).toBe('UTC');

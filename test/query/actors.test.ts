@@ -259,11 +259,14 @@ describe('ActorsQuery isolation and errors', () => {
       expect(res.json().detail).toMatch(detail);
     }
     const shapes: Array<[Record<string, unknown>, string]> = [
-      [{ select: 'id' }, 'select'],
-      [{ search: 3 }, 'search'],
-      [{ limit: 'x' }, 'limit'],
-      [{ source: { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [] } } }, 'source'],
-      [{ source: { kind: 'HogQLQuery' } }, 'query'],
+      [{ select: 'id' }, 'query__select'],
+      [{ search: 3 }, 'query__search'],
+      [{ limit: 'x' }, 'query__limit'],
+      [
+        { source: { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [] } } },
+        'query__source',
+      ],
+      [{ source: { kind: 'HogQLQuery' } }, 'query__query'],
     ];
     for (const [node, attr] of shapes) {
       const res = await query(h, project, { kind: 'ActorsQuery', ...node });

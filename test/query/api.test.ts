@@ -161,7 +161,8 @@ describe('POST /query HogQLQuery', () => {
     const unsupported = await post({ query: { kind: 'WebOverviewQuery' } });
     expect(unsupported.json()).toMatchObject({
       code: 'invalid_input',
-      detail: 'Unsupported query kind: WebOverviewQuery',
+      detail:
+        'Unsupported query kind: WebOverviewQuery. Kinds this server runs: HogQLQuery, EventsQuery, ActorsQuery, SessionsQuery, TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery, PathsQuery, DataTableNode, DataVisualizationNode, InsightVizNode.',
     });
     expect((await post({})).statusCode).toBe(400);
     expect((await post(hogql('SELECT 1', { refresh: 'sometimes' }))).statusCode).toBe(400);
@@ -201,7 +202,39 @@ describe('refresh modes and the cache', () => {
     expect(missing.is_cached).toBe(true);
   });
 
-  it('force_cache is blocking on this endpoint; async returns 202 on a miss and the status answers', async () => {
+  it('force_cache answers a cache miss at once and never calculates; missing refresh is blocking', async () => {
+    clock = new Date('2025-01-22T00:00:00Z');
+    const sql = "SELECT count() FROM events WHERE event = 'force-cache-test'";
+    const miss = await post(hogql(sql, { refresh: 'force_cache' }));
+    expect(miss.statusCode).toBe(200);
+    expect(miss.json()).toEqual({ cache_key: expect.any(String), query_status: null });
+    // Nothing was started: asking again is still a miss, with the same key.
+    const again = await post(hogql(sql, { refresh: 'force_cache' }));
+    expect(again.json()).toEqual({ cache_key: miss.json().cache_key, query_status: null });
+    // The default (no refresh) is blocking: it calculates and fills the cache...
+    const blocking = (await post(hogql(sql))).json();
+    expect(blocking).toMatchObject({ is_cached: false, results: [[0]], cache_key: miss.json().cache_key });
+    // ...which force_cache then serves, however old.
+    clock = new Date('2025-01-22T01:00:00Z'); // stale for blocking, still in the cache
+    const served = (await post(hogql(sql, { refresh: 'force_cache' }))).json();
+    expect(served).toMatchObject({ is_cached: true, results: [[0]] });
+  });
+
+  it('a force_cache miss shows the status of a calculation of that query already running', async () => {
+    clock = new Date('2025-01-23T00:00:00Z');
+    const slow = 'SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 2';
+    const started = await post(hogql(slow, { refresh: 'force_async', client_query_id: 'fc-running' }));
+    expect(started.statusCode).toBe(202);
+    const miss = await post(hogql(slow, { refresh: 'force_cache' }));
+    expect(miss.statusCode).toBe(202);
+    expect(miss.json()).toMatchObject({
+      cache_key: expect.any(String),
+      query_status: { id: 'fc-running', complete: false },
+    });
+    expect((await h.request('DELETE', `${base}fc-running/`)).statusCode).toBe(204);
+  });
+
+  it('async returns 202 on a miss and the status answers', async () => {
     clock = new Date('2025-01-21T00:00:00Z');
     const miss = await post(hogql('SELECT 42', { refresh: 'async', client_query_id: 'async-test-1' }));
     expect(miss.statusCode).toBe(202);

@@ -396,15 +396,15 @@ describe('EventsQuery isolation and errors', () => {
 
   it('answers malformed nodes with 400 before running anything', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{}, 'select'],
-      [{ select: 'event' }, 'select'],
-      [{ select: [1] }, 'select.0'],
-      [{ select: ['event'], where: 'x' }, 'where'],
-      [{ select: ['event'], limit: 'ten' }, 'limit'],
-      [{ select: ['event'], limit: 1.5 }, 'limit'],
-      [{ select: ['event'], personId: 'not-a-uuid' }, 'personId'],
-      [{ select: ['event'], properties: ['x'] }, 'properties.0'],
-      [{ select: ['event'], actionId: 3 }, 'actionId'],
+      [{}, 'query__select'],
+      [{ select: 'event' }, 'query__select'],
+      [{ select: [1] }, 'query__select__0'],
+      [{ select: ['event'], where: 'x' }, 'query__where'],
+      [{ select: ['event'], limit: 'ten' }, 'query__limit'],
+      [{ select: ['event'], limit: 1.5 }, 'query__limit'],
+      [{ select: ['event'], personId: 'not-a-uuid' }, 'query__personId'],
+      [{ select: ['event'], properties: ['x'] }, 'query__properties__0'],
+      [{ select: ['event'], actionId: 3 }, 'query__actionId'],
     ];
     for (const [node, attr] of cases) {
       const res = await query(h, project, { kind: 'EventsQuery', ...node });
@@ -417,7 +417,7 @@ describe('EventsQuery isolation and errors', () => {
       after: 'yesterday-ish',
     });
     expect(badDate.statusCode).toBe(400);
-    expect(badDate.json()).toMatchObject({ type: 'validation_error', attr: 'after' });
+    expect(badDate.json()).toMatchObject({ type: 'validation_error', attr: 'query__after' });
     const badFilter = await query(h, project, {
       kind: 'EventsQuery',
       select: ['event'],

@@ -173,7 +173,11 @@ describe(`session recording playlists (${backend})`, () => {
         type: 'filters',
         filters: { properties: [{ type: 'event', key: '$browser', value: 'x', operator: 'near' }] },
       },
-      invalid('"near" is not a valid choice.', 'filters__properties__0__operator', 'invalid_choice'),
+      invalid(
+        '"near" is not a valid choice. Choose one of: exact, is_not, icontains, not_icontains, regex, not_regex, gt, gte, lt, lte, is_set, is_not_set.',
+        'filters__properties__0__operator',
+        'invalid_choice',
+      ),
     ],
   ])('refuses %s', async (_name, body, error) => {
     const before = (await h.request('GET', `${base}?limit=1`)).json().count;
@@ -228,7 +232,11 @@ describe(`session recording playlists (${backend})`, () => {
       expect(refiltered.json().filters).toEqual({ console_logs: ['error'] });
       const bad = await patch(p.short_id, { filters: { console_logs: ['loud'] } });
       expect(bad.json()).toEqual(
-        invalid('"loud" is not a valid choice.', 'filters__console_logs__0', 'invalid_choice'),
+        invalid(
+          '"loud" is not a valid choice. Choose one of: info, log, warn, error.',
+          'filters__console_logs__0',
+          'invalid_choice',
+        ),
       );
     });
 
@@ -325,7 +333,11 @@ describe(`session recording playlists (${backend})`, () => {
 
     it('refuses bad list parameters', async () => {
       expect((await list('order=password')).json()).toEqual(
-        invalid('"password" is not a valid choice.', 'order', 'invalid_choice'),
+        invalid(
+          '"password" is not a valid choice. Choose one of: id, short_id, name, derived_name, description, pinned, type, created_at, created_by, last_modified_at, last_modified_by.',
+          'order',
+          'invalid_choice',
+        ),
       );
       expect((await list('created_by=me')).json()).toEqual(
         invalid('A valid integer is required.', 'created_by'),

@@ -1,5 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,41 @@ describe(`server process (${backend})`, () => {
     expect(server.lines.some((l) => l.includes('first start'))).toBe(false);
     server.child.kill('SIGINT');
     expect((await server.exited).code).toBe(0);
+  });
+
+  it('a start that cannot listen (port in use) writes nothing: no data directory, no bootstrap key', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const fresh = join(mkdtempSync(join(tmpdir(), 'burrow-busy-')), 'data');
+    const busySchema = await freshSchema();
+    try {
+      const { code, output } = await runToEnd('src/main.ts', [], {
+        ...(await env()),
+        BURROW_DATA_DIR: fresh,
+        DATABASE_SCHEMA: busySchema,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+      });
+      expect(code).not.toBe(0);
+      expect(output).toContain(`127.0.0.1:${port} is already in use`);
+      expect(existsSync(fresh)).toBe(false);
+      if (busySchema) {
+        // With PostgreSQL nothing was written there either: the schema was never created.
+        const pg = (await import('pg')).default;
+        const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await client.connect();
+        const found = await client.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [
+          busySchema,
+        ]);
+        await client.end();
+        expect(found.rowCount).toBe(0);
+      }
+    } finally {
+      blocker.close();
+      rmSync(join(fresh, '..'), { recursive: true, force: true });
+      if (busySchema) await dropSchema(busySchema);
+    }
   });
 
   it('refuses to start on an invalid setting, naming it', async () => {

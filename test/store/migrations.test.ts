@@ -31,6 +31,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0006_actions',
       '0007_batch_export_offsets',
       '0008_invite_tokens',
+      '0010_backfill_rerun',
       '0012_feature_flags',
       '0013_project_secret_keys',
       '0015_definitions',

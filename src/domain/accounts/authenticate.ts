@@ -87,6 +87,7 @@ export function createAuthenticator(
       const key = await findKeyBySecureValue(deps.meta, secureValue);
       const user = key && (await findUser(deps.meta, key.userId));
       if (!key || !user?.isActive) {
+        if (!key && rawKey.startsWith('phc_')) throw authenticationFailed(PROJECT_TOKEN_AS_KEY);
         throw authenticationFailed(
           `Personal API key found in request ${source === 'header' ? 'Authorization header' : 'query string'} is invalid.`,
         );
@@ -102,3 +103,9 @@ export function createAuthenticator(
     },
   };
 }
+
+/** A project token sent where a personal API key belongs: say what it is and what to use. */
+export const PROJECT_TOKEN_AS_KEY =
+  'This is a project API token (phc_...): it only sends events to the capture endpoints (/i/v0/e/, /batch/, /capture/). ' +
+  'The API needs a personal API key (phx_...): the first one is personal_api_key in bootstrap.json in the data directory; ' +
+  'create more with POST /api/personal_api_keys/ or `npm run burrow -- keys create`.';

@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { invalidChoice, validationError } from '../../errors.js';
 import { HogQLError } from '../../hogql/errors.js';
 import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
 import { parseSelector } from '../../hogql/selector.js';
@@ -40,8 +40,7 @@ function checkStep(raw: unknown, i: number): ActionStep {
   for (const f of MATCHING_FIELDS) {
     const v = raw[f];
     if (v === undefined || v === null) step[f] = f === 'url_matching' ? 'contains' : null;
-    else if (typeof v !== 'string' || !MATCHINGS.includes(v))
-      throw validationError(`"${String(v).slice(0, 100)}" is not a valid choice.`, attr(f), 'invalid_choice');
+    else if (typeof v !== 'string' || !MATCHINGS.includes(v)) throw invalidChoice(v, MATCHINGS, attr(f));
     else step[f] = v;
   }
   const props = raw.properties;

@@ -33,6 +33,7 @@ export async function startBackfill(
   start: string,
   end: string,
   requested: { start: string | null; end: string | null },
+  options: { rerun?: boolean } = {},
 ): Promise<BackfillRecord> {
   const now = deps.now().toISOString();
   const backfill: BackfillRecord = {
@@ -46,6 +47,7 @@ export async function startBackfill(
     nextWindowStart: start,
     windowEnd: end,
     totalRuns: countWindows(start, end, exp.interval as Interval, exp.timezone),
+    rerun: options.rerun ?? false,
     createdAt: now,
     finishedAt: null,
     lastUpdatedAt: now,

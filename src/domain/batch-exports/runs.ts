@@ -131,7 +131,15 @@ export async function cancelRun(deps: ExportDeps, exp: BatchExportRecord, runId:
 export async function retryRun(deps: ExportDeps, exp: BatchExportRecord, runId: string) {
   const run = await getRun(deps, exp, runId);
   const start = run.dataIntervalStart ?? new Date(0).toISOString();
-  return startBackfill(deps, exp, start, run.dataIntervalEnd, { start, end: run.dataIntervalEnd });
+  // Asked to run again: this window is exported again even though it was delivered before.
+  return startBackfill(
+    deps,
+    exp,
+    start,
+    run.dataIntervalEnd,
+    { start, end: run.dataIntervalEnd },
+    { rerun: true },
+  );
 }
 
 export async function getBackfill(deps: ExportDeps, exp: BatchExportRecord, id: string) {

@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { invalidChoice, validationError } from '../../errors.js';
 import { choice, text, timezone } from '../validate.js';
 import { validateHogQLQuery } from './hogql.js';
 import { offsetField } from './offsets.js';
@@ -53,7 +53,7 @@ export function datetime(value: string | null | undefined, attr: string): string
 export function destinationType(value: string | undefined): DestinationType {
   if (value === undefined) throw required('destination__type');
   if (!KNOWN_DESTINATION_TYPES.includes(value)) {
-    throw validationError(`"${value}" is not a valid choice.`, 'destination__type', 'invalid_choice');
+    throw invalidChoice(value, DESTINATION_TYPES, 'destination__type');
   }
   if (!DESTINATION_TYPES.includes(value as DestinationType)) {
     throw validationError(

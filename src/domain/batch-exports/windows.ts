@@ -5,7 +5,7 @@ import {
   finishBackfill,
   listOpenBackfills,
 } from '../../store/meta/batch-export-backfills.js';
-import { insertRun, type RunRecord } from '../../store/meta/batch-export-runs.js';
+import { deliveringIntervals, insertRun, type RunRecord } from '../../store/meta/batch-export-runs.js';
 import {
   advanceExportCursor,
   type BatchExportRecord,
@@ -51,12 +51,44 @@ function newRun(
   } satisfies RunRecord;
 }
 
-/** Moves a cursor and creates the window's run in one transaction: both happen, or neither. */
-async function createRun(deps: ExportDeps, advance: (trx: MetaDb) => Promise<boolean>, run: RunRecord) {
+/** The parts of [start, end) that none of `covered` contains, in order. */
+export function uncovered(
+  start: string,
+  end: string,
+  covered: Array<{ start: string; end: string }>,
+): Array<{ start: string; end: string }> {
+  const gaps: Array<{ start: string; end: string }> = [];
+  let at = start;
+  for (const c of [...covered].sort((a, b) => (a.start < b.start ? -1 : 1))) {
+    if (c.end <= at || c.start >= end) continue;
+    if (c.start > at) gaps.push({ start: at, end: c.start });
+    if (c.end > at) at = c.end;
+    if (at >= end) break;
+  }
+  if (at < end) gaps.push({ start: at, end });
+  return gaps;
+}
+
+/**
+ * Moves a cursor past [start, end) and creates runs for the parts of it nobody else delivers, in
+ * one transaction: both happen, or neither. A window is delivered once per export: the schedule
+ * leaves out what a backfill delivers, and a backfill what the schedule delivers (unless it is a
+ * rerun someone asked for), so the same rows never reach the destination twice.
+ */
+async function createRuns(
+  deps: ExportDeps,
+  advance: (trx: MetaDb) => Promise<boolean>,
+  window: { start: string; end: string },
+  others: 'schedule' | 'backfill' | null,
+  make: (start: string, end: string) => RunRecord,
+): Promise<{ advanced: boolean; runs: number }> {
   return deps.meta.transaction().execute(async (trx) => {
-    if (!(await advance(trx))) return false;
-    await insertRun(trx, run);
-    return true;
+    if (!(await advance(trx))) return { advanced: false, runs: 0 };
+    const exportId = make(window.start, window.end).batchExportId;
+    const covered = others ? await deliveringIntervals(trx, exportId, window.start, window.end, others) : [];
+    const gaps = uncovered(window.start, window.end, covered);
+    for (const gap of gaps) await insertRun(trx, make(gap.start, gap.end));
+    return { advanced: true, runs: gaps.length };
   });
 }
 
@@ -72,8 +104,14 @@ async function scheduleExport(deps: ExportDeps, exp: BatchExportRecord) {
     if (new Date(end).getTime() + deps.settings.settleMs > now.getTime()) return;
     if (exp.endAt && end > exp.endAt) return;
     const from = start;
-    const run = newRun(exp, from, end, now.toISOString(), null);
-    if (!(await createRun(deps, (trx) => advanceExportCursor(trx, exp.id, from, end), run))) return;
+    const created = await createRuns(
+      deps,
+      (trx) => advanceExportCursor(trx, exp.id, from, end),
+      { start: from, end },
+      'backfill',
+      (s, e) => newRun(exp, s, e, now.toISOString(), null),
+    );
+    if (!created.advanced) return;
     start = end;
   }
 }
@@ -100,20 +138,28 @@ export async function advanceBackfills(deps: ExportDeps): Promise<void> {
 }
 
 async function advanceBackfill(deps: ExportDeps, b: BackfillRecord, counts: Record<string, number>) {
-  const now = deps.now().toISOString();
-  if (b.nextWindowStart >= b.windowEnd) {
-    await finishBackfill(deps.meta, b.id, (counts.Failed ?? 0) > 0 ? 'Failed' : 'Completed', now);
-    return;
-  }
   const exp = { id: b.batchExportId, teamId: b.teamId };
   const parent = await findBatchExport(deps.meta, b.batchExportId);
   if (!parent) return;
-  const next = windowEnd(
-    new Date(b.nextWindowStart),
-    parent.interval as Interval,
-    parent.timezone,
-  ).toISOString();
-  const end = next < b.windowEnd ? next : b.windowEnd;
-  const run = newRun(exp, b.nextWindowStart, end, now, b.id);
-  await createRun(deps, (trx) => advanceBackfillCursor(trx, b.id, b.nextWindowStart, end, now), run);
+  let start = b.nextWindowStart;
+  // Windows the schedule delivers create no run: skip past them to the next one that does.
+  for (let i = 0; i < MAX_WINDOWS_PER_TICK; i++) {
+    const now = deps.now().toISOString();
+    if (start >= b.windowEnd) {
+      await finishBackfill(deps.meta, b.id, (counts.Failed ?? 0) > 0 ? 'Failed' : 'Completed', now);
+      return;
+    }
+    const next = windowEnd(new Date(start), parent.interval as Interval, parent.timezone).toISOString();
+    const end = next < b.windowEnd ? next : b.windowEnd;
+    const from = start;
+    const created = await createRuns(
+      deps,
+      (trx) => advanceBackfillCursor(trx, b.id, from, end, now),
+      { start: from, end },
+      b.rerun ? null : 'schedule',
+      (s, e) => newRun(exp, s, e, now, b.id),
+    );
+    if (!created.advanced || created.runs > 0) return;
+    start = end;
+  }
 }

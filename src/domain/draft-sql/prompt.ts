@@ -27,9 +27,22 @@ export interface Filter {
   value: string;
 }
 
+/** An aggregate of a property: "average amount", "total revenue", "max duration". */
+export interface Aggregate {
+  /** A HogQL aggregate function: `avg`, `sum`, `min`, `max`, `median` or `quantile(0.95)`. */
+  fn: string;
+  /** The property as written. */
+  phrase: string;
+  /** From "total", which may also mean a count ("total purchases"): kept only if a property matches. */
+  soft: boolean;
+}
+
 export interface Analysis {
   /** Lowercased prompt, quoted parts as §N. */
   raw: string;
+  aggregate?: Aggregate;
+  /** Something asked for that the templates cannot compute ("percentile", "conversion rate"). */
+  unsupported?: string;
   quoted: string[];
   window?: Window;
   granularity?: Granularity;
@@ -80,6 +93,34 @@ export function analyse(prompt: string): Analysis {
   }
   if (/\b(?:latest|recent|newest)\b/.test(text.value)) recent = true;
 
+  let aggregate: Aggregate | undefined;
+  const pct = SESSION_LENGTH.test(text.value) ? null : PERCENTILE_RE.exec(text.value);
+  const agg = SESSION_LENGTH.test(text.value) || pct ? null : AGGREGATE_RE.exec(text.value);
+  if (pct) {
+    const q = /^§(\d+)$/.exec(pct[3] as string);
+    const n = (pct[1] ?? pct[2]) as string;
+    aggregate = {
+      fn: `quantile(0.${n.padStart(2, '0')})`,
+      phrase: q ? (quoted[Number(q[1])] ?? '') : (pct[3] as string),
+      soft: false,
+    };
+    cut(pct);
+  } else if (agg) {
+    const word = agg[1] as string;
+    const phrase = agg[2] as string;
+    const q = /^§(\d+)$/.exec(phrase);
+    if (!(word === 'total' && COUNT_WORDS.test(phrase))) {
+      aggregate = {
+        fn: AGGREGATES[word] as string,
+        phrase: q ? (quoted[Number(q[1])] ?? phrase) : phrase,
+        soft: word === 'total',
+      };
+      cut(agg);
+    }
+  }
+
+  const unsupported = SESSION_LENGTH.test(text.value) ? undefined : UNSUPPORTED.exec(text.value)?.[0];
+
   const filters: Filter[] = [];
   const nextFilter = () => FILTER_RE.exec(text.value) ?? SYMBOL_FILTER_RE.exec(text.value);
   for (let m = nextFilter(); m; m = nextFilter()) {
@@ -120,6 +161,8 @@ export function analyse(prompt: string): Analysis {
   const [positive = '', negative = ''] = text.value.split(NEGATION);
   return {
     raw,
+    ...(aggregate ? { aggregate } : {}),
+    ...(unsupported ? { unsupported } : {}),
     quoted,
     window,
     granularity: bucketed?.granularity,
@@ -133,6 +176,35 @@ export function analyse(prompt: string): Analysis {
     negated: runsOf(negative, quoted),
   };
 }
+
+const AGGREGATES: Record<string, Aggregate['fn']> = {
+  average: 'avg',
+  avg: 'avg',
+  mean: 'avg',
+  median: 'median',
+  sum: 'sum',
+  total: 'sum',
+  minimum: 'min',
+  min: 'min',
+  lowest: 'min',
+  smallest: 'min',
+  maximum: 'max',
+  max: 'max',
+  highest: 'max',
+  largest: 'max',
+};
+const AGGREGATE_RE = new RegExp(
+  `\\b(${Object.keys(AGGREGATES).join('|')})\\s+(?:of\\s+)?(?:the\\s+)?(§\\d+|[\\w$.-]+)`,
+);
+const PERCENTILE_RE =
+  /\b(?:p(\d{2})|(\d{1,2})(?:st|nd|rd|th)?\s+percentile)\s+(?:of\s+)?(?:the\s+)?(§\d+|[\w$.-]+)/;
+/** "total number of ...", "total purchases": counts, not sums. */
+const COUNT_WORDS =
+  /^(?:number|count|counts|events?|users?|people|persons|visitors|customers|sessions?|pageviews?|views?|visits?|signups?|purchases?|clicks?)$/;
+const SESSION_LENGTH = /\bsessions?\s+(?:duration|length|time)s?\b|\btime on site\b|\bhow long\b/;
+/** Measures a template cannot compute: better said than answered with a count. */
+const UNSUPPORTED =
+  /\b(?:percentiles?|quantiles?|conversion(?:\s+rate)?|retention|funnel|churn|ratio|stddev|standard deviation|variance|growth rate|bounce rate)\b/;
 
 /** `lowered` with the casing the user typed ("Pro", not "pro"). */
 function asWritten(prompt: string, lowered: string): string {

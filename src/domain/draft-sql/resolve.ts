@@ -10,6 +10,8 @@ export interface Resolved {
   events: string[];
   excluded: string[];
   breakdown?: { field: string; alias: string };
+  /** The asked-for aggregate of a property, as a HogQL expression and its column name. */
+  aggregate?: { expr: string; alias: string };
   conditions: string[];
   /** Phrases that matched no event or property. */
   unknownEvents: string[];
@@ -71,7 +73,22 @@ export function fieldFor(phrase: string, catalog: Catalog): { field: string; ali
 export function resolve(a: Analysis, catalog: Catalog): Resolved {
   const unknownEvents: string[] = [];
   const unknownProperties: string[] = [];
-  const events = eventsOf(a.runs, catalog, unknownEvents);
+  let aggregate: Resolved['aggregate'];
+  let runs = a.runs;
+  if (a.aggregate) {
+    const p = matchProperty(a.aggregate.phrase, catalog);
+    if (p) {
+      const field = propertyField(p);
+      const name = a.aggregate.fn.startsWith('quantile(0.')
+        ? `p${a.aggregate.fn.slice(11, 13)}`
+        : a.aggregate.fn;
+      aggregate = { expr: `${a.aggregate.fn}(toFloat(${field}))`, alias: `${name}_${slug(p.key)}` };
+    } else if (a.aggregate.soft) {
+      // "total signups" counts an event: the word goes back to the event words.
+      runs = [[a.aggregate.phrase], ...runs];
+    } else unknownProperties.push(a.aggregate.phrase);
+  }
+  const events = eventsOf(runs, catalog, unknownEvents);
   const excluded = eventsOf(a.negated, catalog, unknownEvents);
   let breakdown: Resolved['breakdown'];
   if (a.breakdown) {
@@ -85,5 +102,13 @@ export function resolve(a: Analysis, catalog: Catalog): Resolved {
     if (target) conditions.push(condition(target.field, f));
     else unknownProperties.push(f.phrase);
   }
-  return { events, excluded, breakdown, conditions, unknownEvents, unknownProperties };
+  return {
+    events,
+    excluded,
+    breakdown,
+    ...(aggregate ? { aggregate } : {}),
+    conditions,
+    unknownEvents,
+    unknownProperties,
+  };
 }

@@ -13,6 +13,7 @@ export interface TemplateInput {
 }
 
 export function metric(a: Analysis, r: Resolved): [expr: string, alias: string] {
+  if (r.aggregate) return [r.aggregate.expr, r.aggregate.alias];
   if (a.metric === 'users') return ['count(DISTINCT person_id)', a.active ? 'active_users' : 'users'];
   if (a.metric === 'sessions') return ['count(DISTINCT $session_id)', 'session_count'];
   const [only] = r.events;

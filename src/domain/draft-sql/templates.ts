@@ -20,7 +20,27 @@ const TOP_EVENTS =
 
 /** Picks the template a prompt asks for, most specific first. */
 export function fromTemplates(input: TemplateInput): Outcome {
+  const outcome = pick(input);
+  const { a, r } = input;
+  // A draft does what was asked or says what it could not do: never a count in place of a sum.
+  if ('draft' in outcome && r.aggregate && !AGGREGATING.has(outcome.template)) {
+    return {
+      problem: `Cannot draft "${a.aggregate?.fn}" of "${a.aggregate?.phrase}" in a ${outcome.template.replace(/_/g, ' ')} query without a model.`,
+    };
+  }
+  return outcome;
+}
+
+/** Templates whose metric is the prompt's aggregate when there is one. */
+const AGGREGATING = new Set(['count', 'breakdown', 'time_series', 'top_events']);
+
+function pick(input: TemplateInput): Outcome {
   const { a, r, catalog } = input;
+  if (a.unsupported) {
+    return {
+      problem: `Cannot draft "${a.unsupported}" without a model: drafts count events, users and sessions, or take the sum, average, median, percentile, min or max of a property.`,
+    };
+  }
   if (r.unknownProperties.length)
     return { problem: unknownProperty(r.unknownProperties[0] as string, catalog) };
   if (SESSION_DURATION.test(a.raw)) return { draft: sessionDuration(input), template: 'session_duration' };
@@ -29,7 +49,7 @@ export function fromTemplates(input: TemplateInput): Outcome {
   // Words that name no event matter when the query would count "something": never guess all events.
   const unknown =
     !named && r.unknownEvents.length ? unknownEvent(r.unknownEvents[0] as string, catalog) : undefined;
-  const counting = COUNT.test(a.raw) && !a.granularity && !r.breakdown;
+  const counting = (COUNT.test(a.raw) || r.aggregate !== undefined) && !a.granularity && !r.breakdown;
   if (USERS_WHO.test(a.raw) && !counting) {
     if (!named) return { problem: unknown ?? 'Which event should the users have done?' };
     return { draft: usersWho(input), template: 'users_who_did' };

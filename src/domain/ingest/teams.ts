@@ -8,7 +8,8 @@ export const invalidProjectKey = () =>
     401,
     'authentication_error',
     'invalid_project_api_key',
-    'Project API key invalid. You can find your project API key in your project settings.',
+    'Project API key invalid. You can find your project API key in your project settings. ' +
+      "In Burrow: project_api_key in bootstrap.json in the data directory, or api_token in GET /api/projects/{project_id}/ (sent as the body's api_key or token, not a personal phx_ key).",
   );
 
 /** Published when a project's settings change, so every node re-reads them (see createTeamResolver). */

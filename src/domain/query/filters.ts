@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors.js';
 import { call, compare, constant, type Expr, field } from '../../hogql/ast.js';
-import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
+import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-filters.js';
 import { type DateRangeInput, resolveDateRange } from '../time/date-range.js';
 
 export interface HogQLFilters {
@@ -22,7 +22,7 @@ const instant = (d: Date): Expr => call('toDateTime', [constant(utc(d)), constan
 export function filtersExpr(filters: HogQLFilters | null | undefined, timezone: string, now: Date): Expr {
   if (!filters) return constant(true);
   const parts: Expr[] = [];
-  const props = propertiesToExpr(filters.properties);
+  const props = at('filters__properties', () => propertiesToExpr(filters.properties));
   if (!(props.node === 'Constant' && props.value === true)) parts.push(props);
   const range = filters.dateRange;
   if (range && (range.date_from || range.date_to)) {

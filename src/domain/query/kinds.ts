@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors.js';
+import { closest } from '../../hogql/functions/suggest.js';
 
 /** Every query kind PostHog knows; a known kind Burrow does not run is a clear 400, not a parse error. */
 export const POSTHOG_KINDS = new Set(
@@ -24,10 +25,34 @@ const WRAPPERS = new Set(['DataTableNode', 'DataVisualizationNode', 'InsightVizN
 
 export type QueryNode = { kind: string; [key: string]: unknown };
 
-const parseError = (detail: string) => new ApiError(400, 'validation_error', 'parse_error', detail, null);
+const parseError = (detail: string, attr: string | null = null) =>
+  new ApiError(400, 'validation_error', 'parse_error', detail, attr);
+
+/** Where the node that runs sits in the request body: `query`, or `query__source` in a wrapper. */
+export function nodePath(query: unknown): string {
+  let path = 'query';
+  let node = query as { kind?: unknown; source?: unknown } | null;
+  for (let depth = 0; depth < 8 && node && typeof node === 'object'; depth++) {
+    if (typeof node.kind !== 'string' || !WRAPPERS.has(node.kind)) return path;
+    path += '__source';
+    node = node.source as typeof node;
+  }
+  return path;
+}
+
+/** An unknown kind: the nearest known one when there is one, and the kinds this server runs. */
+function unknownKind(kind: string, runnable: readonly string[]): ApiError {
+  const shown = kind.slice(0, 100);
+  const near = closest(shown, [...runnable, ...POSTHOG_KINDS]);
+  return parseError(
+    `1 validation error for QueryRequest\nquery: Input tag '${shown}' found using 'kind' does not match any of the expected tags.${near ? ` Did you mean '${near}'?` : ''} Kinds this server runs: ${runnable.join(', ')}.`,
+    // Relative to the node, like every node error; the endpoint adds the node's path.
+    'kind',
+  );
+}
 
 /** Validates the node's kind and unwraps wrapper nodes (however deeply nested). */
-export function unwrapQuery(query: unknown): QueryNode {
+export function unwrapQuery(query: unknown, runnable: readonly string[] = []): QueryNode {
   let node = query;
   for (let depth = 0; depth < 8; depth++) {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) {
@@ -38,16 +63,18 @@ export function unwrapQuery(query: unknown): QueryNode {
       throw parseError(
         "1 validation error for QueryRequest\nquery: Unable to extract tag using discriminator 'kind'",
       );
-    if (!POSTHOG_KINDS.has(kind)) {
-      throw parseError(
-        `1 validation error for QueryRequest\nquery: Input tag '${kind.slice(0, 100)}' found using 'kind' does not match any of the expected tags`,
-      );
-    }
+    if (!POSTHOG_KINDS.has(kind)) throw unknownKind(kind, runnable);
     if (!WRAPPERS.has(kind)) return node as QueryNode;
     node = (node as { source?: unknown }).source;
   }
   throw parseError('1 validation error for QueryRequest\nquery: nested too deeply');
 }
 
-export const unsupportedKind = (kind: string) =>
-  new ApiError(400, 'validation_error', 'invalid_input', `Unsupported query kind: ${kind}`);
+export const unsupportedKind = (kind: string, runnable: readonly string[] = []) =>
+  new ApiError(
+    400,
+    'validation_error',
+    'invalid_input',
+    `Unsupported query kind: ${kind}${runnable.length ? `. Kinds this server runs: ${runnable.join(', ')}.` : ''}`,
+    'kind',
+  );

@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors.js';
 import { call, compare, constant, type Expr, field, type SelectQuery } from '../../hogql/ast.js';
 import { parseExpr } from '../../hogql/parse.js';
-import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
+import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-filters.js';
 import type { RunnerContext } from './context.js';
 import type { QueryNode } from './kinds.js';
 import {
@@ -67,8 +67,11 @@ export function personDistinctIdsFilter(personId: string): Expr {
 /** Filters shared by the list kinds: `where` strings, property filters, person, test accounts. */
 export function listFilters(node: ListQueryNode, ctx: RunnerContext, scope: 'events' | 'sessions'): Expr[] {
   const out: Expr[] = (node.where ?? []).map((text) => parseExpr(text));
-  for (const props of [node.properties, node.fixedProperties]) {
-    const e = propertiesToExpr(props, scope);
+  for (const [name, props] of [
+    ['properties', node.properties],
+    ['fixedProperties', node.fixedProperties],
+  ] as const) {
+    const e = at(name, () => propertiesToExpr(props, scope));
     if (!(e.node === 'Constant' && e.value === true)) out.push(e);
   }
   if (node.personId) out.push(personDistinctIdsFilter(node.personId));

@@ -15,7 +15,8 @@ function invalid(node: QueryNode, key: string, message: string): ApiError {
     'validation_error',
     'parse_error',
     `1 validation error for QueryRequest\nquery.${node.kind}.${key}: ${message}`,
-    key,
+    // Relative to the node; the endpoint puts the node's own path in front (`query__select__1`).
+    key.replace(/\./g, '__'),
   );
 }
 

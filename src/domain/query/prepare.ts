@@ -7,8 +7,8 @@ import type { Deps } from '../deps.js';
 import type { QueryResult } from './context.js';
 import { queryError } from './errors.js';
 import { applyDashboardFilters, applyVariablesOverride, type DashboardFilter } from './filters.js';
-import { type QueryNode, unwrapQuery } from './kinds.js';
-import { type QueryRunner, runnerFor } from './run.js';
+import { nodePath, type QueryNode, unwrapQuery } from './kinds.js';
+import { type QueryRunner, runnableKinds, runnerFor } from './run.js';
 
 /** The parts of a `/query` body that shape what runs (refresh, async and ids are execution's). */
 export interface QueryInput {
@@ -129,12 +129,19 @@ export async function prepareQuery(
       `Query kind mismatch: path kind "${kindInPath}" does not match body kind "${String((input.query as { kind?: unknown }).kind)}".`,
     );
   }
+  // Errors name where in the body they are (`query__select__1`, through wrappers `query__source__…`).
+  const path = nodePath(input.query);
   // Actions are read before the node is checked, so their definitions are part of the cache key.
-  const node = prepareNode(
-    await resolveActions(deps, team.id, unwrapQuery(input.query)),
-    input.filters_override as DashboardFilter | null | undefined,
-    input.variables_override as Record<string, unknown> | null | undefined,
-  );
+  let node: QueryNode;
+  try {
+    node = prepareNode(
+      await resolveActions(deps, team.id, unwrapQuery(input.query, runnableKinds())),
+      input.filters_override as DashboardFilter | null | undefined,
+      input.variables_override as Record<string, unknown> | null | undefined,
+    );
+  } catch (err) {
+    throw queryError(err, path);
+  }
   const runner = runnerFor(node.kind);
   return {
     node,
@@ -164,7 +171,7 @@ export async function prepareQuery(
           signal,
         });
       } catch (err) {
-        throw queryError(err);
+        throw queryError(err, path);
       }
     },
   };

@@ -36,6 +36,11 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
 
 export function runnerFor(kind: string): QueryRunner {
   const runner = RUNNERS[kind];
-  if (!runner) throw unsupportedKind(kind);
+  if (!runner) throw unsupportedKind(kind, runnableKinds());
   return runner;
+}
+
+/** The kinds `/query` runs, wrappers included (their `source` runs). */
+export function runnableKinds(): string[] {
+  return [...Object.keys(RUNNERS), 'DataTableNode', 'DataVisualizationNode', 'InsightVizNode'];
 }

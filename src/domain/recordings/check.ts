@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { invalidChoice, validationError } from '../../errors.js';
 
 /**
  * Checks for nested filter JSON, answering as DRF would for a nested serializer field: the first
@@ -63,7 +63,7 @@ export function boolean(v: unknown, path: string): boolean {
 
 export function choice<T extends string>(v: unknown, allowed: readonly T[], path: string): T {
   if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-    throw validationError(`"${String(v)}" is not a valid choice.`, path || null, 'invalid_choice');
+    throw invalidChoice(v, allowed, path || null);
   }
   return v as T;
 }

@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { invalidChoice, validationError } from '../../errors.js';
 import { elementFilterToExpr } from '../../hogql/element-filters.js';
 import { HogQLQueryError } from '../../hogql/errors.js';
 import { BASIC_OPERATORS, type PropertyFilter } from '../../hogql/property-filters.js';
@@ -14,7 +14,7 @@ export function elementFilter(raw: Record<string, unknown>, path: string): Prope
   const key = choice(required(raw.key, at(path, 'key')), ELEMENT_KEYS, at(path, 'key'));
   const operator = choice(raw.operator ?? 'exact', ELEMENT_OPERATORS, at(path, 'operator'));
   if ((key === 'selector' || key === 'tag_name') && operator !== 'exact' && operator !== 'is_not')
-    throw validationError(`"${operator}" is not a valid choice.`, at(path, 'operator'), 'invalid_choice');
+    throw invalidChoice(operator, ['exact', 'is_not'], at(path, 'operator'));
   const f: PropertyFilter = { type: 'element', key, operator };
   if (operator !== 'is_set' && operator !== 'is_not_set') {
     const value = required(raw.value, at(path, 'value'));

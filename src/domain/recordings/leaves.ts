@@ -1,4 +1,4 @@
-import { validationError } from '../../errors.js';
+import { invalidChoice, validationError } from '../../errors.js';
 import type { PropertyFilter } from '../../hogql/property-filters.js';
 import { at, choice, list, number, object, required, scalar, string, unsupported } from './check.js';
 import { elementFilter } from './element-filter.js';
@@ -71,7 +71,7 @@ function recordingLeaf(raw: Record<string, unknown>, path: string): Leaf {
   if (key === 'snapshot_source') {
     const c = condition(raw, path, 'event');
     if (c.operator !== 'exact' && c.operator !== 'is_not') {
-      throw validationError(`"${c.operator}" is not a valid choice.`, at(path, 'operator'), 'invalid_choice');
+      throw invalidChoice(c.operator, ['exact', 'is_not'], at(path, 'operator'));
     }
     return { kind: 'snapshot_source', negate: c.operator === 'is_not', values: c.values };
   }

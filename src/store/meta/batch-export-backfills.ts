@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { BatchExportBackfillsTable } from './batch-export-tables.js';
-import { iso, isoOrNull } from './codec.js';
+import { bool, iso, isoOrNull } from './codec.js';
 import type { MetaDb } from './db.js';
 
 export interface BackfillRecord {
@@ -16,6 +16,8 @@ export interface BackfillRecord {
   /** Where the last window ends (`end_at`, or the time of the request when there was none). */
   windowEnd: string;
   totalRuns: number;
+  /** Re-export windows the schedule already delivered (a run's retry); else leave them to it. */
+  rerun: boolean;
   createdAt: string;
   finishedAt: string | null;
   lastUpdatedAt: string;
@@ -33,6 +35,7 @@ export function toBackfillRecord(row: Selectable<BatchExportBackfillsTable>): Ba
     nextWindowStart: iso(row.next_window_start),
     windowEnd: iso(row.window_end),
     totalRuns: row.total_runs,
+    rerun: bool(row.rerun),
     createdAt: iso(row.created_at),
     finishedAt: isoOrNull(row.finished_at),
     lastUpdatedAt: iso(row.last_updated_at),
@@ -53,6 +56,7 @@ export async function insertBackfill(db: MetaDb, b: BackfillRecord): Promise<voi
       next_window_start: b.nextWindowStart,
       window_end: b.windowEnd,
       total_runs: b.totalRuns,
+      rerun: b.rerun,
       created_at: b.createdAt,
       finished_at: b.finishedAt,
       last_updated_at: b.lastUpdatedAt,

@@ -145,3 +145,32 @@ export async function claimRun(
   const row = result.rows[0];
   return row && toRunRecord(row);
 }
+
+/** Runs that have delivered, or are still going to deliver, their window. */
+const DELIVERING = ['Starting', 'Running', 'FailedRetryable', 'Completed'];
+
+/**
+ * The data intervals of an export's runs overlapping [start, end) that delivered or will deliver
+ * their rows: the schedule's own runs (`by: 'schedule'`) or those of its backfills.
+ */
+export async function deliveringIntervals(
+  db: MetaDb,
+  exportId: string,
+  start: string,
+  end: string,
+  by: 'schedule' | 'backfill',
+): Promise<Array<{ start: string; end: string }>> {
+  const rows = await db
+    .selectFrom('batch_export_runs')
+    .select(['data_interval_start', 'data_interval_end'])
+    .where('batch_export_id', '=', exportId)
+    .where('status', 'in', DELIVERING)
+    .where('backfill_id', by === 'schedule' ? 'is' : 'is not', null)
+    .where('data_interval_end', '>', start)
+    .where('data_interval_start', '<', end)
+    .execute();
+  return rows.map((r) => ({
+    start: isoOrNull(r.data_interval_start) ?? new Date(0).toISOString(),
+    end: iso(r.data_interval_end),
+  }));
+}

@@ -49,6 +49,7 @@ export interface BatchExportBackfillsTable {
   created_at: Timestamp;
   finished_at: NullableTimestamp;
   last_updated_at: Timestamp;
+  rerun: Bool;
 }
 
 export interface BatchExportRunsTable {

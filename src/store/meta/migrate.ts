@@ -8,6 +8,7 @@ import * as m0005 from './migrations/0005_batch_exports.js';
 import * as m0006 from './migrations/0006_actions.js';
 import * as m0007 from './migrations/0007_batch_export_offsets.js';
 import * as m0008 from './migrations/0008_invite_tokens.js';
+import * as m0010 from './migrations/0010_backfill_rerun.js';
 import * as m0012 from './migrations/0012_feature_flags.js';
 import * as m0013 from './migrations/0013_project_secret_keys.js';
 import * as m0015 from './migrations/0015_definitions.js';
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0006_actions': m0006,
   '0007_batch_export_offsets': m0007,
   '0008_invite_tokens': m0008,
+  '0010_backfill_rerun': m0010,
   '0012_feature_flags': m0012,
   '0013_project_secret_keys': m0013,
   '0015_definitions': m0015,

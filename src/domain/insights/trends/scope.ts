@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { call, compare, constant, type Expr, field } from '../../../hogql/ast.js';
-import { propertiesToExpr } from '../../../hogql/property-filters.js';
+import { at, propertiesToExpr } from '../../../hogql/property-filters.js';
 import { actionToExpr } from '../../actions/predicate.js';
 import type { RunnerContext } from '../../query/context.js';
 import { runSelect } from '../../query/run-select.js';
@@ -108,8 +108,13 @@ export function seriesFilters(series: EventsSeries, node: InsightNode, ctx: Insi
   if (action) parts.push(actionToExpr(action.steps));
   else if (typeof series.event === 'string')
     parts.push(compare('==', field('event'), constant(series.event)));
-  for (const props of [series.properties, series.fixedProperties, node.properties]) {
-    const e = propertiesToExpr(props ?? null);
+  const i = Math.max(0, (node.series as unknown[] | undefined)?.indexOf(series) ?? 0);
+  for (const [name, props] of [
+    [`series__${i}__properties`, series.properties],
+    [`series__${i}__fixedProperties`, series.fixedProperties],
+    ['properties', node.properties],
+  ] as const) {
+    const e = at(name, () => propertiesToExpr(props ?? null));
     if (!isTrue(e)) parts.push(e);
   }
   if (node.filterTestAccounts && ctx.testAccountFilters) {
