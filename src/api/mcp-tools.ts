@@ -29,26 +29,23 @@ const Body = Type.Object(
   { additionalProperties: true },
 );
 
-const ToolResponse = Type.Object(
-  {
-    success: Type.Boolean(),
-    content: Type.String(),
-    error: Type.Optional(
-      Type.Object({
-        category: Type.String(),
-        retry: Type.String(),
-        tool: Type.String(),
-        correlation_id: Type.String(),
-      }),
-    ),
-    // A 4xx also carries the usual error fields, so DRF-minded clients read it too.
-    type: Type.Optional(Type.String()),
-    code: Type.Optional(Type.String()),
-    detail: Type.Optional(Type.String()),
-    attr: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  },
-  { additionalProperties: false },
-);
+const ToolResponse = Type.Object({
+  success: Type.Boolean(),
+  content: Type.String(),
+  error: Type.Optional(
+    Type.Object({
+      category: Type.String(),
+      retry: Type.String(),
+      tool: Type.String(),
+      correlation_id: Type.String(),
+    }),
+  ),
+  // A 4xx also carries the usual error fields, so DRF-minded clients read it too.
+  type: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+  detail: Type.Optional(Type.String()),
+  attr: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
 
 const RETRY = {
   never: 'Retrying with the same input will not help.',

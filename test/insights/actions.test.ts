@@ -360,7 +360,7 @@ describe('action references that do not resolve', () => {
       type: 'validation_error',
       code: 'invalid_input',
       detail: 'Action 987654 does not exist in this project.',
-      attr: 'series.0',
+      attr: 'query__series__0',
     });
     const other = await h.owner('Other org');
     const theirs = await createAction(

@@ -164,9 +164,9 @@ describe('PathsQuery', () => {
       expect(res.statusCode).toBe(400);
       return (res.json() as { attr: string }).attr;
     };
-    expect(await bad({ stepLimit: 1 })).toBe('stepLimit');
-    expect(await bad({ includeEventTypes: ['$autocapture'] })).toBe('includeEventTypes');
-    expect(await bad({ includeEventTypes: ['hogql'] })).toBe('pathsHogQLExpression');
+    expect(await bad({ stepLimit: 1 })).toBe('query__stepLimit');
+    expect(await bad({ includeEventTypes: ['$autocapture'] })).toBe('query__includeEventTypes');
+    expect(await bad({ includeEventTypes: ['hogql'] })).toBe('query__pathsHogQLExpression');
   });
 
   it('carries the team guard in its printed SQL', () => {

@@ -210,12 +210,12 @@ describe('RetentionQuery', () => {
       expect(res.statusCode).toBe(400);
       return res.json() as { attr: string | null; detail: string };
     };
-    expect((await bad({})).attr).toBe('retentionFilter');
-    expect((await bad({ retentionFilter: { period: 'Year' } })).attr).toBe('period');
+    expect((await bad({})).attr).toBe('query__retentionFilter');
+    expect((await bad({ retentionFilter: { period: 'Year' } })).attr).toBe('query__period');
     expect((await bad({ retentionFilter: { targetEntity: { id: 3, type: 'actions' } } })).detail).toBe(
       'Action 3 does not exist in this project.',
     );
-    expect((await bad({ retentionFilter: { totalIntervals: 0 } })).attr).toBe('totalIntervals');
+    expect((await bad({ retentionFilter: { totalIntervals: 0 } })).attr).toBe('query__totalIntervals');
   });
 });
 

@@ -61,9 +61,9 @@ describe('StickinessQuery', () => {
       kind: 'StickinessQuery',
       series: [{ ...pageview, math: 'sum', math_property: 'prop' }],
     });
-    expect(math).toMatchObject({ status: 400, body: { attr: 'series.0.math' } });
+    expect(math).toMatchObject({ status: 400, body: { attr: 'query__series__0__math' } });
     const series = await fails(h, project, { kind: 'StickinessQuery' });
-    expect(series).toMatchObject({ status: 400, body: { attr: 'series' } });
+    expect(series).toMatchObject({ status: 400, body: { attr: 'query__series' } });
   });
 });
 
@@ -99,7 +99,7 @@ describe('LifecycleQuery', () => {
 
   it('answers 400 for several series', async () => {
     const out = await fails(h, project, { kind: 'LifecycleQuery', series: [pageview, pageview] });
-    expect(out).toMatchObject({ status: 400, body: { attr: 'series' } });
+    expect(out).toMatchObject({ status: 400, body: { attr: 'query__series' } });
   });
 });
 

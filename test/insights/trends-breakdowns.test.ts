@@ -165,7 +165,11 @@ describe('TrendsQuery breakdowns errors', () => {
       breakdownFilter,
     });
     expect(out.status).toBe(400);
-    expect(out.body).toMatchObject({ type: 'validation_error', attr });
+    // attr is the path in the request body (`query__…`), `__` between levels.
+    expect(out.body).toMatchObject({
+      type: 'validation_error',
+      attr: `query__${attr.replaceAll('.', '__')}`,
+    });
   });
 });
 
@@ -197,7 +201,7 @@ describe('InsightActorsQuery over several breakdowns', () => {
   it('answers 400 for a value list of the wrong length or the "other" entry', async () => {
     const short = await ask({ breakdown: ['Chrome'] });
     expect(short.statusCode).toBe(400);
-    expect(short.json()).toMatchObject({ attr: 'breakdown' });
+    expect(short.json()).toMatchObject({ attr: 'query__breakdown' });
     expect((await ask({ breakdown: [OTHER, OTHER] })).statusCode).toBe(400);
   });
 });
