@@ -378,9 +378,12 @@ describe('action references that do not resolve', () => {
       kind: 'RetentionQuery',
       retentionFilter: { targetEntity: { id: theirs, type: 'actions' } },
     });
-    expect(retention.json()).toMatchObject({ attr: 'retentionFilter.targetEntity', code: 'invalid_input' });
+    expect(retention.json()).toMatchObject({
+      attr: 'query__retentionFilter__targetEntity',
+      code: 'invalid_input',
+    });
     const events = await query(h, project, { kind: 'EventsQuery', select: ['event'], actionId: 'x' });
-    expect(events.json()).toMatchObject({ type: 'validation_error', attr: 'actionId' });
+    expect(events.json()).toMatchObject({ type: 'validation_error', attr: 'query__actionId' });
     expect(events.statusCode).toBe(400);
   });
 
