@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTHOG_JS_VERSION } from '../../src/api/static.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -76,19 +77,7 @@ describe.skipIf(!hasChromium)(`posthog-js from Burrow's static files, with flags
   }
 
   it('loads the SDK from Burrow, reads a flag and its variant (onFeatureFlags fires), captures and records', async () => {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const tab = await browser.newPage();
       const fromBurrow: string[] = [];
