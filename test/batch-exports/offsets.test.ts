@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { windowStart } from '../../src/domain/batch-exports/intervals.js';
+import { exportWindowStart } from '../../src/domain/batch-exports/schedule.js';
 import { drain, schedulerFor, testClock } from '../helpers/export-fixtures.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 
 const start = (at: string, interval: 'day' | 'week', tz: string, offset: number) =>
-  windowStart(new Date(at), interval, tz, offset).toISOString();
+  exportWindowStart(new Date(at), interval, tz, offset).toISOString();
 
 describe('offset windows', () => {
   it('moves day windows to the offset hour and week windows to the offset day', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkDate, resolveDate } from '../../src/domain/recordings/dates.js';
 import { parseRecordingFilters } from '../../src/domain/recordings/filters.js';
+import { checkDateFilter, resolveDateFilter } from '../../src/domain/time/date-filter.js';
 import { ApiError } from '../../src/errors.js';
 
 /** The first validation problem of a filters object, as the API would report it. */
@@ -188,7 +188,8 @@ describe('recording filters are validated, not stored as a blob', () => {
 
 describe('date expressions', () => {
   const now = new Date('2026-03-15T12:34:56.000Z');
-  const at = (v: string, end = false, tz = 'UTC') => resolveDate(v, { tz, now }, end)?.toISOString();
+  const at = (v: string, end = false, tz = 'UTC') =>
+    resolveDateFilter(v, { timezone: tz, now }, end)?.toISOString();
 
   it('reads relative, absolute and open dates', () => {
     expect(at('-7d')).toBe('2026-03-08T12:34:56.000Z');
@@ -197,7 +198,8 @@ describe('date expressions', () => {
     expect(at('-30M')).toBe('2026-03-15T12:04:56.000Z');
     expect(at('dStart')).toBe('2026-03-15T00:00:00.000Z');
     expect(at('-1dEnd')).toBe('2026-03-14T23:59:59.999Z');
-    expect(at('-1mStart')).toBe('2026-02-01T00:00:00.000Z');
+    // PostHog's relative_date_parse sets only the day for mStart: the time of day stays.
+    expect(at('-1mStart')).toBe('2026-02-01T12:34:56.000Z');
     expect(at('all')).toBeUndefined();
     expect(at('2026-01-02')).toBe('2026-01-02T00:00:00.000Z');
     expect(at('2026-01-02', true)).toBe('2026-01-02T23:59:59.999Z');
@@ -212,8 +214,11 @@ describe('date expressions', () => {
   });
 
   it('refuses what is not a date', () => {
-    for (const bad of ['soon', '-7', 'd', '2026-13-01', '2026-01-01T25:00', '7 days ago']) {
-      expect(() => checkDate(bad, 'date_from')).toThrow(ApiError);
+    for (const bad of ['soon', '-7', '2026-13-01', '2026-01-01T25:00', '7 days ago', '-7x']) {
+      expect(() => checkDateFilter(bad, 'date_from')).toThrow(ApiError);
     }
+    // A unit alone is PostHog's "now" moved by nothing, as date ranges of insights read it.
+    expect(checkDateFilter('d', 'date_from')).toBe('d');
+    expect(at('d')).toBe(now.toISOString());
   });
 });

@@ -57,9 +57,10 @@ describe('date_from', () => {
     expect(from('-24h', NY, 'minute')).toBe('2024-03-11T15:30:45.000Z');
   });
 
-  it('hours are elapsed time across a DST change, days are calendar days', () => {
+  it('hours and days move the wall clock across a DST change, as PostHog (Python) does', () => {
     const sunday = new Date('2024-03-10T16:00:00.000Z'); // 12:00 EDT, the day clocks went forward
-    expect(from('-24h', NY, 'minute', sunday)).toBe('2024-03-09T16:00:00.000Z'); // 11:00 EST
+    // 12:00 EST the day before: 23 hours ago, not 24 (PostHog's relativedelta keeps the wall clock).
+    expect(from('-24h', NY, 'minute', sunday)).toBe('2024-03-09T17:00:00.000Z');
     expect(from('-1d', NY, 'minute', sunday)).toBe('2024-03-09T17:00:00.000Z'); // 12:00 EST
     expect(from('dStart', NY, 'day', sunday)).toBe('2024-03-10T05:00:00.000Z');
   });

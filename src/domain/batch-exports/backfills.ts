@@ -4,7 +4,7 @@ import { type BackfillRecord, insertBackfill } from '../../store/meta/batch-expo
 import type { BatchExportRecord } from '../../store/meta/batch-exports.js';
 import { newUuid } from '../ids.js';
 import type { ExportDeps } from './deps.js';
-import { intervalMs, windowEnd } from './intervals.js';
+import { exportWindowEnd, intervalMs } from './schedule.js';
 import { earliestData } from './sources/source.js';
 import type { Interval, Model } from './types.js';
 
@@ -17,9 +17,20 @@ function pyIso(iso: string): string {
 }
 
 /** Number of runs a backfill of [start, end) makes (its last window may be short). */
-export function countWindows(start: string, end: string, interval: Interval, tz: string): number {
+export function countWindows(
+  start: string,
+  end: string,
+  interval: Interval,
+  tz: string,
+  offsetSeconds: number | null,
+): number {
   let n = 0;
-  for (let at = new Date(start); at.toISOString() < end; at = windowEnd(at, interval, tz)) n++;
+  for (
+    let at = new Date(start);
+    at.toISOString() < end;
+    at = exportWindowEnd(at, interval, tz, offsetSeconds)
+  )
+    n++;
   return n;
 }
 
@@ -46,7 +57,7 @@ export async function startBackfill(
     status: 'Starting',
     nextWindowStart: start,
     windowEnd: end,
-    totalRuns: countWindows(start, end, exp.interval as Interval, exp.timezone),
+    totalRuns: countWindows(start, end, exp.interval as Interval, exp.timezone, exp.intervalOffset),
     rerun: options.rerun ?? false,
     createdAt: now,
     finishedAt: null,

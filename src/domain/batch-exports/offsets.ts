@@ -1,5 +1,4 @@
 import { validationError } from '../../errors.js';
-import { intervalOffset } from './intervals.js';
 import type { Interval } from './types.js';
 
 /**
@@ -12,6 +11,12 @@ export function offsetField(value: number | null | undefined, attr: string, max:
   if (value > max)
     throw validationError(`Ensure this value is less than or equal to ${max}.`, attr, 'max_value');
   return value;
+}
+
+/** PostHog's `interval_offset` from `offset_day` and `offset_hour` (null when neither applies). */
+export function intervalOffset(offsetDay: number | null, offsetHour: number | null): number | null {
+  if (offsetDay === null && offsetHour === null) return null;
+  return (offsetDay ?? 0) * 86_400 + (offsetHour ?? 0) * 3600;
 }
 
 const dayOf = (offset: number | null) => (offset === null ? null : Math.floor(offset / 86_400));

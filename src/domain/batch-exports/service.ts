@@ -11,7 +11,7 @@ import {
 import { isUuid, newUuid } from '../ids.js';
 import type { ExportDeps } from './deps.js';
 import { checkConfig, splitSecrets } from './destinations/config.js';
-import { windowStart } from './intervals.js';
+import { exportWindowStart } from './schedule.js';
 import { resolveOffset } from './offsets.js';
 import type { DestinationType, Interval } from './types.js';
 import { checkFields, destinationType, type ExportInput } from './validate.js';
@@ -101,7 +101,7 @@ export async function createExport(
     createdAt: now.toISOString(),
     lastUpdatedAt: now.toISOString(),
     lastPausedAt: f.lastPausedAt ?? null,
-    nextWindowStart: windowStart(from, interval, tz, offset ?? 0).toISOString(),
+    nextWindowStart: exportWindowStart(from, interval, tz, offset).toISOString(),
     consecutiveFailures: 0,
     intervalOffset: offset,
   };
@@ -139,11 +139,11 @@ export async function updateExport(deps: ExportDeps, scope: ExportScope, id: str
     patch.timezone = tz;
     patch.intervalOffset = offset;
     // Realigned on the new windows; the part of a window already exported is sent again.
-    patch.nextWindowStart = windowStart(
+    patch.nextWindowStart = exportWindowStart(
       new Date(existing.nextWindowStart),
       interval,
       tz,
-      offset ?? 0,
+      offset,
     ).toISOString();
   }
   const type = existing.destinationType as DestinationType;
@@ -176,7 +176,7 @@ export function pausePatch(now: string): Partial<BatchExportRecord> {
 
 /** Windows missed while paused are skipped: the schedule resumes at the window holding now. */
 export function unpausePatch(existing: BatchExportRecord, now: Date, interval: Interval, tz: string) {
-  const resume = windowStart(now, interval, tz, existing.intervalOffset ?? 0).toISOString();
+  const resume = exportWindowStart(now, interval, tz, existing.intervalOffset).toISOString();
   return {
     paused: false,
     pausedReason: null,

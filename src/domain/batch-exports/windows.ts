@@ -15,7 +15,7 @@ import {
 import type { MetaDb } from '../../store/meta/db.js';
 import { newUuid } from '../ids.js';
 import type { ExportDeps } from './deps.js';
-import { windowEnd } from './intervals.js';
+import { exportWindowEnd } from './schedule.js';
 import type { Interval } from './types.js';
 
 /** Windows created per export in one tick, so a long-stopped node catches up without a burst. */
@@ -100,7 +100,12 @@ async function scheduleExport(deps: ExportDeps, exp: BatchExportRecord) {
   const now = deps.now();
   let start = exp.nextWindowStart;
   for (let i = 0; i < MAX_WINDOWS_PER_TICK; i++) {
-    const end = windowEnd(new Date(start), exp.interval as Interval, exp.timezone).toISOString();
+    const end = exportWindowEnd(
+      new Date(start),
+      exp.interval as Interval,
+      exp.timezone,
+      exp.intervalOffset,
+    ).toISOString();
     if (new Date(end).getTime() + deps.settings.settleMs > now.getTime()) return;
     if (exp.endAt && end > exp.endAt) return;
     const from = start;
@@ -149,7 +154,12 @@ async function advanceBackfill(deps: ExportDeps, b: BackfillRecord, counts: Reco
       await finishBackfill(deps.meta, b.id, (counts.Failed ?? 0) > 0 ? 'Failed' : 'Completed', now);
       return;
     }
-    const next = windowEnd(new Date(start), parent.interval as Interval, parent.timezone).toISOString();
+    const next = exportWindowEnd(
+      new Date(start),
+      parent.interval as Interval,
+      parent.timezone,
+      parent.intervalOffset,
+    ).toISOString();
     const end = next < b.windowEnd ? next : b.windowEnd;
     const from = start;
     const created = await createRuns(

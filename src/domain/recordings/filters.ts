@@ -1,6 +1,6 @@
 import { validationError } from '../../errors.js';
+import { checkDateFilter } from '../time/date-filter.js';
 import { at, boolean, choice, isObject, list, object, string } from './check.js';
-import { checkDate } from './dates.js';
 import {
   DEFAULT_DATE_FROM,
   type FilterNode,
@@ -78,7 +78,7 @@ export function parseRecordingFilters(
   const p = (k: string) => at(path, k);
   const budget = { leaves: 0 };
   const date = (k: 'date_from' | 'date_to') =>
-    raw[k] === undefined || raw[k] === null ? null : checkDate(string(raw[k], p(k), 64), p(k));
+    raw[k] === undefined || raw[k] === null ? null : checkDateFilter(string(raw[k], p(k), 64), p(k));
 
   // Events, actions, properties and console filters combine with `operand`; the rest always apply.
   const operand = choice(raw.operand ?? 'AND', OPERANDS, p('operand'));

@@ -8,8 +8,8 @@ import type { PlaylistRecord } from '../../store/meta/playlists.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
+import { checkDateFilter, resolveDateFilter } from '../time/date-filter.js';
 import { choice } from './check.js';
-import { checkDate, resolveDate } from './dates.js';
 
 export interface PlaylistListQuery {
   created_by?: number;
@@ -32,11 +32,11 @@ export async function listProjectPlaylists(
   q: PlaylistListQuery,
   page: { limit: number; offset: number },
 ): Promise<{ count: number; results: PlaylistRecord[] }> {
-  const ctx = { tz: access.team.timezone, now: deps.now(), weekStart: access.team.weekStartDay ?? 0 };
+  const ctx = { timezone: access.team.timezone, now: deps.now() };
   const date = (k: 'date_from' | 'date_to') => {
     const v = q[k];
     if (v === undefined || v === '') return undefined;
-    return resolveDate(checkDate(v, k), ctx, k === 'date_to')?.toISOString();
+    return resolveDateFilter(checkDateFilter(v, k), ctx, k === 'date_to')?.toISOString();
   };
   const orderText = q.order || '-last_modified_at';
   const desc = orderText.startsWith('-');

@@ -4,7 +4,7 @@ import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
 import { isUuid } from '../ids.js';
 import { jsonDepthExceeds, MAX_API_JSON_DEPTH } from '../json-depth.js';
-import { resolveDate } from './dates.js';
+import { resolveDateFilter } from '../time/date-filter.js';
 import { resolveFilterActions } from './filter-actions.js';
 import { resolveFilterCohorts } from './filter-cohorts.js';
 import type { FilterNode, RecordingQuery } from './filter-types.js';
@@ -34,7 +34,7 @@ export async function toSearch(
   page: { limit: number; offset: number },
   options: { ignoreDates?: boolean } = {},
 ): Promise<RecordingSearch> {
-  const ctx = { tz: team.timezone, now: deps.now(), weekStart: team.weekStartDay ?? 0 };
+  const ctx = { timezone: team.timezone, now: deps.now() };
   const where = await resolveFilterCohorts(
     deps,
     team.id,
@@ -52,8 +52,8 @@ export async function toSearch(
   return {
     teamId: team.id,
     timezone: team.timezone,
-    from: options.ignoreDates ? null : resolveDate(q.dateFrom, ctx, false),
-    to: options.ignoreDates || q.dateTo === null ? null : resolveDate(q.dateTo, ctx, true),
+    from: options.ignoreDates ? null : resolveDateFilter(q.dateFrom, ctx, false),
+    to: options.ignoreDates || q.dateTo === null ? null : resolveDateFilter(q.dateTo, ctx, true),
     where,
     order: q.order,
     direction: q.direction,

@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { DateRangeError } from './errors.js';
+import { instantOf, wallOf } from './wall-clock.js';
 
 /** `-7d`, `-1mStart`, `dEnd`: amount, unit and snap. Units as PostHog: M is minutes, m months. */
 export interface RelativeDate {
@@ -32,55 +33,70 @@ export function zoneOf(timezone: string): IANAZone {
   return IANAZone.create(timezone);
 }
 
-/** ISO date or datetime; without an offset it is wall time in the project timezone. */
+const HAS_OFFSET = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/**
+ * ISO date or datetime; without an offset it is wall time in the project timezone (a time shown
+ * twice when clocks go back is the first, as PostHog reads it).
+ */
 function parseAbsolute(input: string, zone: IANAZone): DateTime | null {
   const unpadded = UNPADDED_DATE.exec(input);
   if (unpadded) {
     const [, year, month, day] = unpadded.map(Number) as [number, number, number, number];
-    const date = DateTime.fromObject({ year, month, day }, { zone });
-    return date.isValid ? date : null;
+    const date = DateTime.fromObject({ year, month, day }, { zone: 'UTC' });
+    return date.isValid ? instantOf(date, zone) : null;
   }
   if (!/^\d{4}/.test(input)) return null;
   const iso = input.replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T');
-  const parsed = DateTime.fromISO(iso, { zone, setZone: true });
-  return parsed.isValid ? parsed.setZone(zone) : null;
+  const parsed = DateTime.fromISO(iso, { zone: 'UTC', setZone: true });
+  if (!parsed.isValid) return null;
+  return HAS_OFFSET.test(iso) ? parsed.setZone(zone) : instantOf(parsed, zone);
+}
+
+/** Whether `input` is a date PostHog's relative_date_parse reads (ISO or relative); `all` is not. */
+export function isDateExpression(input: string): boolean {
+  const trimmed = input.trim();
+  return RELATIVE.test(trimmed) || parseAbsolute(trimmed, IANAZone.create('UTC')) !== null;
 }
 
 /**
- * Moves `now` back by the relative amount and applies the snap. Calendar units (days and longer)
- * keep the wall-clock time across DST changes; hours, minutes and seconds are elapsed time.
+ * Moves a wall clock back by the relative amount and applies the snap. Every unit moves the wall
+ * clock, hours and minutes included, as PostHog's relativedelta on a zone-aware datetime does: on
+ * the day clocks go back, `-24h` is 25 hours ago. Months clamp to the month's last day (31 March
+ * minus a month is 29 February); `Start`/`End` of months and years set only the day (and month),
+ * keeping the time of day, as PostHog's delta mapping does; date ranges truncate afterwards.
  */
-function applyRelative(now: DateTime, { amount, unit, position }: RelativeDate): DateTime {
+function moveWall(wall: DateTime, { amount, unit, position }: RelativeDate): DateTime {
   switch (unit) {
     case 'h': {
-      const moved = now.minus({ hours: amount });
+      const moved = wall.minus({ hours: amount });
       if (position === 'Start') return moved.startOf('hour');
       return position === 'End' ? moved.endOf('hour') : moved;
     }
     case 'd': {
-      const moved = now.minus({ days: amount });
+      const moved = wall.minus({ days: amount });
       if (position === 'Start') return moved.startOf('day');
       return position === 'End' ? moved.endOf('day') : moved;
     }
     case 'w':
-      return now.minus({ weeks: amount }); // PostHog snaps weeks to nothing
+      return wall.minus({ weeks: amount }); // PostHog snaps weeks to nothing
     case 'q':
-      return now.minus({ weeks: 13 * amount });
+      return wall.minus({ weeks: 13 * amount });
     case 'm': {
-      const moved = now.minus({ months: amount });
+      const moved = wall.minus({ months: amount });
       if (position === 'Start') return moved.set({ day: 1 });
       return position === 'End' ? moved.set({ day: moved.daysInMonth! }) : moved;
     }
     case 'y': {
-      const moved = now.minus({ years: amount });
+      const moved = wall.minus({ years: amount });
       if (position === 'Start') return moved.set({ month: 1, day: 1 });
       // PostHog's yEnd only sets the day to the month's last, keeping the month.
       return position === 'End' ? moved.set({ day: moved.daysInMonth! }) : moved;
     }
     case 'M':
-      return now.minus({ minutes: amount });
+      return wall.minus({ minutes: amount });
     case 's':
-      return now.minus({ seconds: amount });
+      return wall.minus({ seconds: amount });
   }
 }
 
@@ -105,10 +121,10 @@ export function parseDate(input: string, options: ParseOptions): ParsedDate {
     unit: match[2] as RelativeDate['unit'],
     position: (match[3] as RelativeDate['position']) ?? null,
   };
-  let at = applyRelative(DateTime.fromJSDate(options.now, { zone }), relative);
-  if (!at.isValid) throw new DateRangeError(`"${input}" is out of range.`, options.attr ?? null);
+  let wall = moveWall(wallOf(DateTime.fromJSDate(options.now, { zone })), relative);
+  if (!wall.isValid) throw new DateRangeError(`"${input}" is out of range.`, options.attr ?? null);
   if (options.alwaysTruncate) {
-    at = relative.unit === 'h' && match[1] !== undefined ? at.startOf('hour') : at.startOf('day');
+    wall = relative.unit === 'h' && match[1] !== undefined ? wall.startOf('hour') : wall.startOf('day');
   }
-  return { at, relative };
+  return { at: instantOf(wall, zone), relative };
 }
