@@ -1,4 +1,4 @@
-import { windowEnd, windowStart, type WindowSpec } from '../time/windows.js';
+import { type WindowSpec, windowEnd, windowStart } from '../time/windows.js';
 import type { Interval } from './types.js';
 
 const MINUTE = 60_000;

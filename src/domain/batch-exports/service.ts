@@ -11,8 +11,8 @@ import {
 import { isUuid, newUuid } from '../ids.js';
 import type { ExportDeps } from './deps.js';
 import { checkConfig, splitSecrets } from './destinations/config.js';
-import { exportWindowStart } from './schedule.js';
 import { resolveOffset } from './offsets.js';
+import { exportWindowStart } from './schedule.js';
 import type { DestinationType, Interval } from './types.js';
 import { checkFields, destinationType, type ExportInput } from './validate.js';
 
