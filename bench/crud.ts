@@ -88,7 +88,7 @@ const row = (name: string, r: LoadResult) => ({
   'errors+non2xx': r.errors + r.non2xx,
 });
 console.log(
-  `metadata store: ${stores.meta.dialect}; ${connections} connections, ${seconds}s per run, median of ${rounds} interleaved rounds\n`,
+  `metadata store: ${stores.meta.dialect.name}; ${connections} connections, ${seconds}s per run, median of ${rounds} interleaved rounds\n`,
 );
 console.log(
   table([

@@ -52,7 +52,7 @@ const schema = ROW_SCHEMAS.events;
 
 /** Burrow's path: an export and one run for the window, executed by a scheduler. */
 async function burrow(destination: Record<string, unknown>): Promise<number> {
-  const xdeps = exportDeps(config, stores.meta.dialect, deps);
+  const xdeps = exportDeps(config, deps);
   const view = await createExport(xdeps, { id: teamId }, { name: a.phase, interval: 'hour', destination });
   const now = new Date().toISOString();
   await insertRun(stores.meta.db, {

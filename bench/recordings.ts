@@ -170,7 +170,7 @@ await compare('100 playlists (counted), list', `${playlists}?limit=100`, null, a
 );
 
 console.log(
-  `${sessions} recordings, ${events.length} events; median of ${rounds}; metadata on ${stores.meta.dialect}\n`,
+  `${sessions} recordings, ${events.length} events; median of ${rounds}; metadata on ${stores.meta.dialect.name}\n`,
 );
 console.log(table(rows));
 console.log(`\nOne background pass counting 100 saved filters: ${countAll.toFixed(0)} ms`);

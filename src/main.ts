@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   log.info(
     {
       url: address,
-      metadata: stores.meta.dialect,
+      metadata: stores.meta.dialect.name,
       events: stores.events.backend,
       data_dir: config.dataDir,
       startup_ms: Math.round(performance.now() - started),

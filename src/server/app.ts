@@ -119,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   // The background loops, created here and started/stopped together by installBackground.
   const query = await createQueryRuntime({ config, events: options.events, bus, now: deps.now });
-  const exportsDeps = exportDeps(config, options.meta.dialect, deps);
+  const exportsDeps = exportDeps(config, deps);
   const scheduler = createScheduler(exportsDeps, app.log);
   let playlistCounter: PlaylistCounter | null = null;
   const counter = { nudge: () => playlistCounter?.nudge() };

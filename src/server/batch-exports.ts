@@ -5,7 +5,6 @@ import type { Config } from '../config.js';
 import type { ExportDeps } from '../domain/batch-exports/deps.js';
 import { secretBox } from '../domain/batch-exports/secrets.js';
 import type { Deps } from '../domain/deps.js';
-import type { DialectName } from '../store/meta/codec.js';
 
 /**
  * Without BURROW_SECRET_KEY a random key is kept in the data directory (mode 0600), which suits one
@@ -27,10 +26,9 @@ function secretKey(config: Config): string {
 }
 
 /** What batch exports run with: the stores, the secret box for credentials, the destination clients. */
-export function exportDeps(config: Config, dialect: DialectName, deps: Deps): ExportDeps {
+export function exportDeps(config: Config, deps: Deps): ExportDeps {
   return {
     ...deps,
-    dialect,
     secrets: secretBox(secretKey(config)),
     destinations: destinations(
       { allowPrivate: config.batchExports.allowPrivateNetworks, dnsServers: config.dnsServers },

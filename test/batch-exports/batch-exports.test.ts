@@ -425,7 +425,6 @@ describe(`batch exports: the resource (${backend})`, () => {
   it('refuses private destinations unless allowed', async () => {
     const strict = exportDeps(
       { ...h.config, batchExports: { ...h.config.batchExports, allowPrivateNetworks: false } },
-      h.stores.meta.dialect,
       h.deps,
     );
     const input = { name: 'x', destination: pgDestination(), interval: 'hour' };

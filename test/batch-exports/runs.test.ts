@@ -230,15 +230,9 @@ describe(`batch export runs into PostgreSQL (${backend})`, () => {
 
     // A node takes the next window and dies holding it.
     clock.set('2024-03-04T01:15:01Z');
-    await scheduleWindows(exportDeps(h.config, h.stores.meta.dialect, h.deps));
+    await scheduleWindows(exportDeps(h.config, h.deps));
     const lease = new Date(clock.now().getTime() + 60_000).toISOString();
-    const taken = await claimRun(
-      h.stores.meta.db,
-      h.stores.meta.dialect,
-      'dead-node',
-      clock.now().toISOString(),
-      lease,
-    );
+    const taken = await claimRun(h.stores.meta.db, 'dead-node', clock.now().toISOString(), lease);
     expect(taken).toMatchObject({ status: 'Running', leaseOwner: 'dead-node', attempt: 1 });
     await drain(a);
     expect((await h.request('GET', `${base}${id}/runs/${taken!.id}/`)).json().status).toBe('Running');
@@ -256,7 +250,7 @@ describe(`batch export runs into PostgreSQL (${backend})`, () => {
     clock.set('2024-03-05T00:05:00Z');
     const id = await createExport('cancelled');
     clock.set('2024-03-05T01:00:01Z');
-    await scheduleWindows(exportDeps(h.config, h.stores.meta.dialect, h.deps));
+    await scheduleWindows(exportDeps(h.config, h.deps));
     const [queued] = await runs(id);
     expect(queued).toMatchObject({ status: 'Starting' });
     expect((await h.request('POST', `${base}${id}/runs/${queued!.id}/cancel/`)).json()).toEqual({

@@ -42,7 +42,7 @@ export async function insertArrived(
 /** A scheduler over the harness' stores (the app's own is disabled in these tests). */
 export function schedulerFor(h: Harness): Scheduler {
   const silent = { error: (o: object, m: string) => console.error(m, o), info: () => {} };
-  return createScheduler(exportDeps(h.config, h.stores.meta.dialect, h.deps), silent);
+  return createScheduler(exportDeps(h.config, h.deps), silent);
 }
 
 /** One scheduler pass, then wait for the runs it started. */

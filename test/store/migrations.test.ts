@@ -21,7 +21,7 @@ describe(`metadata migrations (${backend})`, () => {
     schema = await freshSchema();
     const options = { dataDir, databaseUrl: process.env.DATABASE_URL, databaseSchema: schema };
     const first = await openMetaStore(options);
-    expect(first.dialect).toBe(backend);
+    expect(first.dialect.name).toBe(backend);
     expect(first.applied).toEqual([
       '0001_init',
       '0002_persons',

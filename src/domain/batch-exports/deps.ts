@@ -1,4 +1,3 @@
-import type { DialectName } from '../../store/meta/codec.js';
 import type { Deps } from '../deps.js';
 import type { Destinations } from './destinations/types.js';
 import type { SecretBox } from './secrets.js';
@@ -24,7 +23,6 @@ export interface ExportSettings {
 }
 
 export interface ExportDeps extends Deps {
-  dialect: DialectName;
   secrets: SecretBox;
   destinations: Destinations;
   settings: ExportSettings;

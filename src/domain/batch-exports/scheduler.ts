@@ -53,7 +53,7 @@ export function createScheduler(deps: ExportDeps, log: SchedulerLog): Scheduler 
     while (running.size < deps.settings.concurrency && !stopping.signal.aborted) {
       const now = deps.now();
       const lease = new Date(now.getTime() + deps.settings.leaseMs).toISOString();
-      const run = await claimRun(deps.meta, deps.dialect, nodeId, now.toISOString(), lease);
+      const run = await claimRun(deps.meta, nodeId, now.toISOString(), lease);
       if (!run) return;
       const task = executeRun(deps, run, nodeId, stopping.signal)
         .then((result) => afterRun(result, run.batchExportId))

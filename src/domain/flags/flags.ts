@@ -1,11 +1,11 @@
 import { conflict, notFound, validationError } from '../../errors.js';
+import { isUniqueViolation } from '../../store/meta/errors.js';
 import {
   type FeatureFlagPatch,
   type FeatureFlagRecord,
   findFeatureFlag,
   findFeatureFlagByKey,
   insertFeatureFlag,
-  isDuplicateKey,
   listFeatureFlags,
   updateFeatureFlag,
 } from '../../store/meta/feature-flags.js';
@@ -72,8 +72,9 @@ export async function createFlag(
       lastModifiedBy: principal.user.id,
     });
   } catch (error) {
-    // Two creates with one key at once: the partial unique index decides.
-    if (isDuplicateKey(error)) throw duplicate();
+    // Two creates with one key at once: the partial unique index on live keys (the table's only
+    // unique index besides the generated id) decides.
+    if (isUniqueViolation(error)) throw duplicate();
     throw error;
   }
   await deps.flags.changed(access.team.id);
@@ -162,7 +163,7 @@ export async function changeFlag(
   try {
     updated = await updateFeatureFlag(deps.meta, access.team.id, id, patch);
   } catch (error) {
-    if (isDuplicateKey(error)) throw duplicate();
+    if (isUniqueViolation(error)) throw duplicate();
     throw error;
   }
   if (!updated) throw notFound();

@@ -1,7 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import type { BatchExportRunsTable } from './batch-export-tables.js';
-import { type DialectName, iso, isoOrNull } from './codec.js';
+import { iso, isoOrNull } from './codec.js';
 import type { MetaDb } from './db.js';
+import { dialectOf } from './dialect.js';
 
 export interface RunRecord {
   id: string;
@@ -120,13 +121,13 @@ export async function latestRuns(db: MetaDb, exportIds: string[], perExport: num
  */
 export async function claimRun(
   db: MetaDb,
-  dialect: DialectName,
   owner: string,
   now: string,
   leaseUntil: string,
 ): Promise<RunRecord | undefined> {
-  const lock = dialect === 'postgres' ? sql`for update of r skip locked` : sql``;
-  const falsy = dialect === 'postgres' ? sql`false` : sql`0`;
+  const dialect = dialectOf(db);
+  const lock = dialect.lockSkipLocked('r');
+  const falsy = dialect.bool(false);
   const result = await sql<Selectable<BatchExportRunsTable>>`
     update batch_export_runs
     set status = 'Running', lease_owner = ${owner}, lease_expires_at = ${leaseUntil},

@@ -1,9 +1,10 @@
 /**
- * The one place that knows how SQLite and PostgreSQL differ in what they hand back: SQLite returns
- * booleans as 0/1, JSON as text and timestamps as the ISO text we wrote; PostgreSQL returns real
- * booleans, parsed jsonb and Date objects. Writers always send JSON text and ISO strings.
+ * Rows read back, normalised for both databases at once: SQLite returns booleans as 0/1, JSON as
+ * text and timestamps as the ISO text we wrote; PostgreSQL returns real booleans, parsed jsonb and
+ * Date objects. Writers always send JSON text and ISO strings. What differs in the SQL itself
+ * (column types, locks, literals, error codes) is dialect.ts's.
  */
-export type DialectName = 'sqlite' | 'postgres';
+export type { ColumnTypes } from './dialect.js';
 
 export function bool(value: unknown): boolean {
   return value === true || value === 1 || value === '1' || value === 't';
@@ -32,18 +33,3 @@ export function isoOrNull(value: Date | string | null | undefined): string | nul
 export function now(): string {
   return new Date().toISOString();
 }
-
-/** Column types per dialect, used by migrations so that one migration file serves both. */
-export function columnTypes(dialect: DialectName) {
-  const pg = dialect === 'postgres';
-  return {
-    uuid: pg ? 'uuid' : 'text',
-    json: pg ? 'jsonb' : 'text',
-    bool: pg ? 'boolean' : 'integer',
-    timestamp: pg ? 'timestamptz' : 'text',
-    serial: pg ? 'serial' : 'integer',
-    boolLiteral: (value: boolean) => (pg ? String(value) : value ? '1' : '0'),
-  } as const;
-}
-
-export type ColumnTypes = ReturnType<typeof columnTypes>;

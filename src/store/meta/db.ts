@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
-import type { DialectName } from './codec.js';
+import { dialectNamed, type SqlDialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
 import { BurrowSqliteDialect } from './sqlite-driver.js';
 import type { MetaTables } from './tables.js';
@@ -12,7 +12,7 @@ export type MetaDb = Kysely<MetaTables>;
 
 export interface MetaStore {
   db: MetaDb;
-  dialect: DialectName;
+  dialect: SqlDialect;
   /** Names of the migrations applied by this open (empty when the schema was current). */
   applied: string[];
   ping(): Promise<void>;
@@ -57,15 +57,15 @@ function openSqlite(dataDir: string): MetaDb {
 
 /** Opens the metadata store named by the options and brings its schema up to date. */
 export async function openMetaStore(options: MetaStoreOptions): Promise<MetaStore> {
-  const dialect: DialectName = options.databaseUrl ? 'postgres' : 'sqlite';
+  const dialect = dialectNamed(options.databaseUrl ? 'postgres' : 'sqlite');
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl, options.databaseSchema)
     : openSqlite(options.dataDir);
   try {
-    if (dialect === 'postgres' && options.databaseSchema) {
+    if (dialect.name === 'postgres' && options.databaseSchema) {
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(options.databaseSchema)}`.execute(db);
     }
-    const applied = await migrateToLatest(db as Kysely<unknown>, dialect, options.databaseSchema);
+    const applied = await migrateToLatest(db as Kysely<unknown>, options.databaseSchema);
     return {
       db,
       dialect,

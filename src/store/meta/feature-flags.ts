@@ -74,12 +74,6 @@ const toRecord = (row: Row): FeatureFlagRecord => ({
   lastModifiedBy: row.last_modified_by,
 });
 
-/** True when `error` is the live-key unique index refusing a second flag with the same key. */
-export function isDuplicateKey(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || /UNIQUE constraint failed: feature_flags/.test(e?.message ?? '');
-}
-
 export async function insertFeatureFlag(db: MetaDb, f: NewFeatureFlag): Promise<FeatureFlagRecord> {
   const row = await db
     .insertInto('feature_flags')

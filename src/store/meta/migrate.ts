@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
-import { type ColumnTypes, columnTypes, type DialectName } from './codec.js';
+import { type ColumnTypes, dialectOf, type SqlDialect } from './dialect.js';
 import * as m0001 from './migrations/0001_init.js';
 import * as m0002 from './migrations/0002_persons.js';
 import * as m0003 from './migrations/0003_org_access.js';
@@ -36,10 +36,10 @@ const MIGRATIONS: Record<string, MigrationModule> = {
 };
 
 class InCodeMigrations implements MigrationProvider {
-  constructor(private readonly dialect: DialectName) {}
+  constructor(private readonly dialect: SqlDialect) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
-    const types = columnTypes(this.dialect);
+    const types = this.dialect.types;
     return Object.fromEntries(
       Object.entries(MIGRATIONS).map(([name, mod]) => [
         name,
@@ -49,19 +49,14 @@ class InCodeMigrations implements MigrationProvider {
   }
 }
 
-/**
- * On PostgreSQL the ledger's schema is named explicitly: Kysely looks for its tables across every
- * schema, so another Burrow schema in the same database would otherwise look like ours.
- */
-export async function migrateToLatest(
-  db: Kysely<unknown>,
-  dialect: DialectName,
-  schema?: string,
-): Promise<string[]> {
+/** Applies the migrations not yet in the ledger (whose place the dialect names). */
+export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<string[]> {
+  const dialect = dialectOf(db);
+  const ledger = dialect.migrationTableSchema(schema);
   const migrator = new Migrator({
     db,
     provider: new InCodeMigrations(dialect),
-    ...(dialect === 'postgres' ? { migrationTableSchema: schema ?? 'public' } : {}),
+    ...(ledger ? { migrationTableSchema: ledger } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
