@@ -198,7 +198,14 @@ function TrendsView({ results, onDrawn }: { results: TrendResult[]; onDrawn?: (m
   if (results.length === 0) return <p class="muted">No data for this range.</p>;
   return (
     <>
-      <Chart x={chart.x} series={chart.series} title="Trends chart" height={320} onDrawn={onDrawn} />
+      <Chart
+        x={chart.x}
+        series={chart.series}
+        title="Trends chart"
+        height={320}
+        onDrawn={onDrawn}
+        wallClock
+      />
       <table class="simple">
         <thead>
           <tr>
