@@ -489,7 +489,13 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await expect.poll(() => page.locator('.lint-status').count(), { timeout: 10_000 }).toBe(0);
 
     // Settings → Project: a test account filter, on by default for new insights, saved via the API.
+    // A filter the form does not edit (HogQL) is shown as saved and kept.
+    const hogqlFilter = { key: '1 = 1', type: 'hogql' };
+    await h.request('PATCH', project, { body: { test_account_filters: [hogqlFilter] } });
     await page.goto(`${base}/settings/project`);
+    await expect
+      .poll(() => page.locator('div.filter-row code').textContent())
+      .toBe(JSON.stringify(hogqlFilter));
     await page.getByRole('button', { name: 'Add filter' }).click();
     await page.getByLabel('Of').selectOption('event');
     await page.getByLabel('Property', { exact: true }).fill('plan');
@@ -500,7 +506,10 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await page.getByRole('button', { name: 'Save test account filters' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved');
     expect((await h.request('GET', project)).json()).toMatchObject({
-      test_account_filters: [{ key: 'plan', type: 'event', operator: 'is_not', value: ['free'] }],
+      test_account_filters: [
+        hogqlFilter,
+        { key: 'plan', type: 'event', operator: 'is_not', value: ['free'] },
+      ],
       test_account_filters_default_checked: true,
     });
     // An empty property is caught by the form before anything is sent.

@@ -94,9 +94,10 @@ export interface Team {
 /** A property filter as PostHog stores it (test account filters, insight filters). */
 export interface PropertyFilter {
   key: string;
-  type: 'event' | 'person';
-  operator: string;
-  value?: string | string[] | null;
+  type: string;
+  operator?: string;
+  value?: unknown;
+  [field: string]: unknown;
 }
 
 export interface Me {

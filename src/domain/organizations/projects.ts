@@ -1,6 +1,4 @@
-import { permissionDenied, validationError } from '../../errors.js';
-import { isExposed } from '../../hogql/errors.js';
-import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
+import { permissionDenied } from '../../errors.js';
 import { deleteTeamData } from '../../store/events/team-data.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import {
@@ -34,25 +32,6 @@ function requireAdmin(access: OrganizationAccess): void {
   if (access.membership.level < ADMIN) throw insufficientLevel();
 }
 
-/**
- * The project's test-account filters are applied to every query that asks for them, so a filter
- * that cannot compile is refused here, naming it, rather than failing each of those queries later.
- */
-function testAccountFilters(filters: unknown[]): unknown[] {
-  if (filters.length > 100)
-    throw validationError('At most 100 test account filters.', 'test_account_filters');
-  filters.forEach((filter, i) => {
-    try {
-      propertiesToExpr([filter] as AnyProperties);
-    } catch (err) {
-      if (!isExposed(err)) throw err;
-      const inner = err.attr?.replace(/^0(__|$)/, '') ?? '';
-      throw validationError(err.message, `test_account_filters__${i}${inner ? `__${inner}` : ''}`);
-    }
-  });
-  return filters;
-}
-
 function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
   return {
     name: input.name === undefined ? undefined : text(input.name, 'name', 200),
@@ -63,8 +42,7 @@ function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
         : choice(input.week_start_day, [0, 1], 'week_start_day'),
     sessionRecordingOptIn: input.session_recording_opt_in,
     anonymizeIps: input.anonymize_ips,
-    testAccountFilters:
-      input.test_account_filters === undefined ? undefined : testAccountFilters(input.test_account_filters),
+    testAccountFilters: input.test_account_filters,
     testAccountFiltersDefaultChecked: input.test_account_filters_default_checked,
     updatedAt,
   };

@@ -33,16 +33,16 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
     run: (node, ctx) => runHogQLQuery(node as never, ctx),
     staleness: { interval: 'minute', targetAgeInterval: 'day' },
   },
-  HogQLMetadata: {
-    check: checkMetadataNode,
-    run: async (node, ctx) => hogqlMetadata(node as never, ctx) as QueryResult,
-    direct: true,
-  },
   EventsQuery: eventsRunner,
   ActorsQuery: actorsRunner,
   SessionsQuery: sessionsRunner,
   ...insightRunners,
   ...funnelRetentionPathsRunners,
+  HogQLMetadata: {
+    check: checkMetadataNode,
+    run: async (node, ctx) => hogqlMetadata(node as never, ctx) as QueryResult,
+    direct: true,
+  },
 };
 
 export function runnerFor(kind: string): QueryRunner {

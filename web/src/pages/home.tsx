@@ -66,19 +66,22 @@ function EventsPerDay({ projectId, timezone }: { projectId: number; timezone: st
             title={`Events per day, last ${DAYS} days (${timezone})`}
           />
           <p class="muted small">Days in the project's time zone, {timezone}.</p>
-          {/* The canvas says nothing to a screen reader: the same numbers as a table. */}
-          <table class="sr-only" aria-label="Events per day">
-            <tbody>
-              {chart.days.map((d, i) => (
-                <tr key={d}>
-                  <th scope="row">
-                    <time dateTime={d}>{chart.labels[i]}</time>
-                  </th>
-                  <td>{chart.series[0]?.values[i]}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {/* The canvas says nothing to a screen reader: the same numbers as a table (in a box,
+              because a table grows to its rows whatever its height). */}
+          <div class="sr-only">
+            <table aria-label="Events per day">
+              <tbody>
+                {chart.days.map((d, i) => (
+                  <tr key={d}>
+                    <th scope="row">
+                      <time dateTime={d}>{chart.labels[i]}</time>
+                    </th>
+                    <td>{chart.series[0]?.values[i]}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       ) : (
         !error && <div class="skeleton" style={{ height: '260px' }} />

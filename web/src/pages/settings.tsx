@@ -99,30 +99,45 @@ interface FilterRow {
   key: string;
   operator: string;
   value: string;
+  /** A filter this form does not edit (HogQL, cohort, another operator): kept exactly as saved. */
+  raw?: PropertyFilter;
 }
 
-const toRow = (f: PropertyFilter): FilterRow => ({
-  type: f.type === 'event' ? 'event' : 'person',
-  key: String(f.key ?? ''),
-  operator: String(f.operator ?? 'exact'),
-  value: Array.isArray(f.value) ? f.value.join(', ') : String(f.value ?? ''),
-});
+const editable = (f: PropertyFilter) =>
+  (f.type === 'event' || f.type === 'person') &&
+  typeof f.key === 'string' &&
+  String(f.operator ?? 'exact') in OPERATORS &&
+  (f.value === undefined ||
+    f.value === null ||
+    typeof f.value === 'string' ||
+    (Array.isArray(f.value) && f.value.every((v) => typeof v === 'string')));
 
-const toFilter = (r: FilterRow): PropertyFilter => ({
-  key: r.key.trim(),
-  type: r.type,
-  operator: r.operator,
-  ...(NO_VALUE.has(r.operator)
-    ? {}
-    : {
-        value: LIST_VALUE.has(r.operator)
-          ? r.value
-              .split(',')
-              .map((v) => v.trim())
-              .filter(Boolean)
-          : r.value,
-      }),
-});
+const toRow = (f: PropertyFilter): FilterRow =>
+  editable(f)
+    ? {
+        type: f.type as FilterRow['type'],
+        key: f.key,
+        operator: String(f.operator ?? 'exact'),
+        value: Array.isArray(f.value) ? f.value.join(', ') : String(f.value ?? ''),
+      }
+    : { type: 'event', key: '', operator: '', value: '', raw: f };
+
+const toFilter = (r: FilterRow): PropertyFilter =>
+  r.raw ?? {
+    key: r.key.trim(),
+    type: r.type,
+    operator: r.operator,
+    ...(NO_VALUE.has(r.operator)
+      ? {}
+      : {
+          value: LIST_VALUE.has(r.operator)
+            ? r.value
+                .split(',')
+                .map((v) => v.trim())
+                .filter(Boolean)
+            : r.value,
+        }),
+  };
 
 /**
  * The project's test-account filters (PostHog's `test_account_filters`): events matching them
@@ -161,65 +176,80 @@ function TestAccounts() {
       </p>
       <form class="form wide" onSubmit={submit}>
         {rows.length === 0 && <p class="muted">No filters yet.</p>}
-        {rows.map((r, i) => (
-          <fieldset class="filter-row" key={i}>
-            <legend class="sr-only">Filter {i + 1}</legend>
-            <label>
-              Of
-              <select
-                value={r.type}
-                onChange={(e) =>
-                  set(i, { type: (e.currentTarget as HTMLSelectElement).value as FilterRow['type'] })
-                }
+        {rows.map((r, i) =>
+          r.raw ? (
+            <div class="filter-row" key={i}>
+              <code class="ellipsis">{JSON.stringify(r.raw)}</code>
+              <span class="muted small">kept as saved (edit it through the API)</span>
+              <button
+                type="button"
+                class="link danger"
+                aria-label={`Remove filter ${i + 1}`}
+                onClick={() => setRows(rows.filter((_, j) => j !== i))}
               >
-                <option value="person">Person property</option>
-                <option value="event">Event property</option>
-              </select>
-            </label>
-            <label>
-              Property
-              <input
-                required
-                value={r.key}
-                maxLength={400}
-                placeholder={r.type === 'person' ? 'email' : '$host'}
-                onInput={(e) => set(i, { key: (e.currentTarget as HTMLInputElement).value })}
-              />
-            </label>
-            <label>
-              Operator
-              <select
-                value={r.operator}
-                onChange={(e) => set(i, { operator: (e.currentTarget as HTMLSelectElement).value })}
-              >
-                {Object.entries(OPERATORS).map(([v, l]) => (
-                  <option key={v} value={v}>
-                    {l}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {!NO_VALUE.has(r.operator) && (
+                Remove
+              </button>
+            </div>
+          ) : (
+            <fieldset class="filter-row" key={i}>
+              <legend class="sr-only">Filter {i + 1}</legend>
               <label>
-                Value{LIST_VALUE.has(r.operator) ? 's (comma separated)' : ''}
+                Of
+                <select
+                  value={r.type}
+                  onChange={(e) =>
+                    set(i, { type: (e.currentTarget as HTMLSelectElement).value as FilterRow['type'] })
+                  }
+                >
+                  <option value="person">Person property</option>
+                  <option value="event">Event property</option>
+                </select>
+              </label>
+              <label>
+                Property
                 <input
                   required
-                  value={r.value}
-                  maxLength={1000}
-                  onInput={(e) => set(i, { value: (e.currentTarget as HTMLInputElement).value })}
+                  value={r.key}
+                  maxLength={400}
+                  placeholder={r.type === 'person' ? 'email' : '$host'}
+                  onInput={(e) => set(i, { key: (e.currentTarget as HTMLInputElement).value })}
                 />
               </label>
-            )}
-            <button
-              type="button"
-              class="link danger"
-              aria-label={`Remove filter ${i + 1}`}
-              onClick={() => setRows(rows.filter((_, j) => j !== i))}
-            >
-              Remove
-            </button>
-          </fieldset>
-        ))}
+              <label>
+                Operator
+                <select
+                  value={r.operator}
+                  onChange={(e) => set(i, { operator: (e.currentTarget as HTMLSelectElement).value })}
+                >
+                  {Object.entries(OPERATORS).map(([v, l]) => (
+                    <option key={v} value={v}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {!NO_VALUE.has(r.operator) && (
+                <label>
+                  Value{LIST_VALUE.has(r.operator) ? 's (comma separated)' : ''}
+                  <input
+                    required
+                    value={r.value}
+                    maxLength={1000}
+                    onInput={(e) => set(i, { value: (e.currentTarget as HTMLInputElement).value })}
+                  />
+                </label>
+              )}
+              <button
+                type="button"
+                class="link danger"
+                aria-label={`Remove filter ${i + 1}`}
+                onClick={() => setRows(rows.filter((_, j) => j !== i))}
+              >
+                Remove
+              </button>
+            </fieldset>
+          ),
+        )}
         <div class="row wrap">
           <button
             type="button"
