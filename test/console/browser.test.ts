@@ -476,6 +476,10 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
       .poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 })
       .toContain('Underlined in the query at line 1, column 15.');
     expect(await page.locator('.cm-lintRange-error').allTextContents()).toEqual(['evnt']);
+    // From the keyboard: F8 selects the next error's span (Chrome keeps Ctrl+Shift+M for itself).
+    await page.keyboard.press('Home');
+    await page.keyboard.press('F8');
+    await expect.poll(() => page.evaluate(() => String(window.getSelection()))).toBe('evnt');
     // A syntax error is marked where the parser stopped; fixing the query clears the marks.
     await editor.click();
     await page.keyboard.press('Control+a');
