@@ -479,7 +479,7 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     // From the keyboard: F8 selects the next error's span (Chrome keeps Ctrl+Shift+M for itself).
     await page.keyboard.press('Home');
     await page.keyboard.press('F8');
-    await expect.poll(() => page.evaluate(() => String(window.getSelection()))).toBe('evnt');
+    await expect.poll(() => page.evaluate('String(window.getSelection())')).toBe('evnt');
     // A syntax error is marked where the parser stopped; fixing the query clears the marks.
     await editor.click();
     await page.keyboard.press('Control+a');
