@@ -6,13 +6,14 @@ export class HogQLError extends Error {
   readonly exposed: boolean = false;
   /** The input field at fault, segments joined by `__` (DRF's form), relative to the filter list. */
   attr?: string;
-  constructor(
-    message: string,
-    readonly start?: number,
-    readonly end?: number,
-  ) {
+  /** Code point offsets into the query text (PostHog's convention); set late by `locate`. */
+  start?: number;
+  end?: number;
+  constructor(message: string, start?: number, end?: number) {
     super(message);
     this.name = new.target.name;
+    if (start !== undefined) this.start = start;
+    if (end !== undefined) this.end = end;
   }
 }
 
@@ -27,3 +28,19 @@ export class HogQLQueryError extends HogQLError {
 }
 
 export const isExposed = (err: unknown): err is HogQLError => err instanceof HogQLError && err.exposed;
+
+/**
+ * Gives an error raised while handling `node` the node's span, when it has none yet. Called on
+ * the way out of each recursive step, so the innermost node that came from the text wins (nodes
+ * built by Burrow have no positions and leave the error for an enclosing one).
+ */
+export function locate(
+  err: unknown,
+  node: { start?: { offset: number }; end?: { offset: number } },
+): unknown {
+  if (err instanceof HogQLError && err.start === undefined && node.start) {
+    err.start = node.start.offset;
+    err.end = node.end?.offset ?? node.start.offset;
+  }
+  return err;
+}

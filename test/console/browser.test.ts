@@ -421,4 +421,158 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await invitee.close();
     await context.close();
   }, 180_000);
+  it('underlines HogQL errors, saves and applies test account filters, and counts days where the project is', async () => {
+    // A zone far from UTC (UTC+14, no daylight saving): its today is often UTC's tomorrow.
+    const timezone = 'Pacific/Kiritimati';
+    const project = `/api/projects/${h.boot.project_id}/`;
+    await sendEvents(40);
+    expect((await h.request('PATCH', project, { body: { timezone } })).statusCode).toBe(200);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await logIn(page);
+
+    // Home: the days are the project's, the same days a daily Trends insight shows.
+    const trends = await h.request('POST', `/api/environments/${h.boot.project_id}/query/`, {
+      body: {
+        query: {
+          kind: 'TrendsQuery',
+          series: [{ kind: 'EventsNode', event: null, math: 'total' }],
+          dateRange: { date_from: '-29d' },
+          interval: 'day',
+        },
+        refresh: 'force_blocking',
+      },
+    });
+    const series = trends.json().results[0] as { days: string[]; data: number[] };
+    const homeRows = async () =>
+      page
+        .locator('table[aria-label="Events per day"] tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => [
+            r.querySelector('time')?.getAttribute('datetime'),
+            Number(r.querySelector('td')?.textContent),
+          ]),
+        );
+    await expect.poll(homeRows, { timeout: 20_000 }).toHaveLength(30);
+    expect(await homeRows()).toEqual(series.days.map((d, i) => [d, series.data[i]]));
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(new Date());
+    expect((await homeRows()).at(-1)?.[0]).toBe(today);
+    expect(await page.getByText(`Days in the project's time zone, ${timezone}.`).count()).toBe(1);
+    await shot(page, 'home-timezone');
+
+    // SQL: a wrong name is underlined while typing, and again with its place in words after a run.
+    await page.getByRole('link', { name: 'SQL' }).click();
+    const editor = page.locator('.cm-content');
+    await editor.click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('SELECT event, evnt\nFROM events');
+    await expect
+      .poll(() => page.locator('.cm-lintRange-error').allTextContents(), { timeout: 10_000 })
+      .toEqual(['evnt']);
+    expect(await page.locator('.lint-status').textContent()).toContain('Unable to resolve field: evnt');
+    await shot(page, 'sql-error-typing');
+    await page.keyboard.press('Control+Enter');
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 })
+      .toContain('Underlined in the query at line 1, column 15.');
+    expect(await page.locator('.cm-lintRange-error').allTextContents()).toEqual(['evnt']);
+    // From the keyboard: F8 selects the next error's span (Chrome keeps Ctrl+Shift+M for itself).
+    await page.keyboard.press('Home');
+    await page.keyboard.press('F8');
+    await expect.poll(() => page.evaluate('String(window.getSelection())')).toBe('evnt');
+    // A syntax error is marked where the parser stopped; fixing the query clears the marks.
+    await editor.click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('SELECT count( FROM events');
+    await expect
+      .poll(() => page.locator('.cm-lintRange-error').allTextContents(), { timeout: 10_000 })
+      .toEqual(['events']);
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('SELECT count() FROM events');
+    await expect.poll(() => page.locator('.cm-lintRange-error').count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.locator('.lint-status').count(), { timeout: 10_000 }).toBe(0);
+
+    // Settings → Project: a test account filter, on by default for new insights, saved via the API.
+    // A filter the form does not edit (HogQL) is shown as saved and kept.
+    const hogqlFilter = { key: '1 = 1', type: 'hogql' };
+    await h.request('PATCH', project, { body: { test_account_filters: [hogqlFilter] } });
+    await page.goto(`${base}/settings/project`);
+    await expect
+      .poll(() => page.locator('div.filter-row code').textContent())
+      .toBe(JSON.stringify(hogqlFilter));
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.getByLabel('Of').selectOption('event');
+    await page.getByLabel('Property', { exact: true }).fill('plan');
+    await page.getByLabel('Operator').selectOption('is_not');
+    await page.getByLabel(/^Values/).fill('free');
+    await page.getByLabel('Filter out test accounts by default on new insights').check();
+    await shot(page, 'settings-test-accounts');
+    await page.getByRole('button', { name: 'Save test account filters' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved');
+    expect((await h.request('GET', project)).json()).toMatchObject({
+      test_account_filters: [
+        hogqlFilter,
+        { key: 'plan', type: 'event', operator: 'is_not', value: ['free'] },
+      ],
+      test_account_filters_default_checked: true,
+    });
+    // An empty property is caught by the form before anything is sent.
+    await page.getByLabel('Property', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Save test account filters' }).click();
+    expect(
+      await page
+        .getByLabel('Property', { exact: true })
+        .evaluate((e) => (e as unknown as { validity: { valid: boolean } }).validity.valid),
+    ).toBe(false);
+    await page.getByLabel('Property', { exact: true }).fill('plan');
+
+    // Insights: the toggle starts on and leaves out the "free" events; off brings them back.
+    await page.getByRole('link', { name: 'Insights' }).click();
+    const toggle = page.getByLabel('Filter out test accounts');
+    await expect.poll(() => toggle.isChecked()).toBe(true);
+    await page.getByLabel('Breakdown by event property').fill('plan');
+    await page.getByLabel('Breakdown by event property').press('Tab');
+    const breakdowns = () => page.locator('table.simple tbody tr td:first-child').allTextContents();
+    // posthog-js's own pageviews (earlier in this file) have no plan: `is not` keeps them, as PostHog does.
+    const withoutFree = expect.not.arrayContaining(['free']);
+    await expect.poll(breakdowns, { timeout: 20_000 }).toEqual(expect.arrayContaining(['pro']));
+    expect(await breakdowns()).toEqual(withoutFree);
+    await shot(page, 'insights-test-accounts');
+    await toggle.uncheck();
+    await expect.poll(breakdowns, { timeout: 20_000 }).toEqual(expect.arrayContaining(['free', 'pro']));
+
+    // The same pages narrow and dark, for the screenshots (keyboard focus shows on the toggle).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(breakdowns, { timeout: 20_000 }).toEqual(withoutFree);
+    await shot(page, 'insights-test-accounts-narrow');
+    await page.goto(`${base}/settings/project`);
+    await expect.poll(() => page.getByLabel('Property', { exact: true }).inputValue()).toBe('plan');
+    await shot(page, 'settings-test-accounts-narrow');
+    const dark = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      colorScheme: 'dark',
+      storageState: await context.storageState(),
+    });
+    const darkPage = await dark.newPage();
+    await darkPage.goto(`${base}/sql`);
+    await darkPage.locator('.cm-content').click();
+    await darkPage.keyboard.press('Control+a');
+    await darkPage.keyboard.type('SELECT nope(1) FROM events');
+    await expect
+      .poll(() => darkPage.locator('.cm-lintRange-error').allTextContents(), { timeout: 10_000 })
+      .toEqual(['nope(1)']);
+    await darkPage.keyboard.press('Control+Enter');
+    await expect
+      .poll(() => darkPage.getByRole('alert').textContent(), { timeout: 20_000 })
+      .toContain('line 1, column 8');
+    await shot(darkPage, 'sql-error-dark');
+    await darkPage.goto(`${base}/settings/project`);
+    await expect.poll(() => darkPage.getByLabel('Property', { exact: true }).inputValue()).toBe('plan');
+    await shot(darkPage, 'settings-test-accounts-dark');
+    await dark.close();
+    await context.close();
+    await h.request('PATCH', project, { body: { timezone: 'UTC', test_account_filters: [] } });
+  }, 180_000);
 });

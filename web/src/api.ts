@@ -86,7 +86,18 @@ export interface Team {
   api_token: string;
   timezone: string;
   session_recording_opt_in: boolean;
+  test_account_filters: PropertyFilter[];
+  test_account_filters_default_checked: boolean;
   [key: string]: unknown;
+}
+
+/** A property filter as PostHog stores it (test account filters, insight filters). */
+export interface PropertyFilter {
+  key: string;
+  type: string;
+  operator?: string;
+  value?: unknown;
+  [field: string]: unknown;
 }
 
 export interface Me {

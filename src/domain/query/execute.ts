@@ -44,6 +44,14 @@ export async function executeQueryRequest(
     },
     request.kindInPath,
   );
+  if (prepared.direct) {
+    const body = await prepared.run({
+      signal: request.signal ?? new AbortController().signal,
+      marker: '',
+      async: false,
+    });
+    return { kind: 'result', httpStatus: 200, body: body as never };
+  }
   return service.executeQuery({
     team: { id: team.id, timezone: team.timezone },
     query: prepared.node,

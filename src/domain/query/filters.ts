@@ -18,12 +18,26 @@ export interface DashboardFilter {
 const utc = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
 const instant = (d: Date): Expr => call('toDateTime', [constant(utc(d)), constant('UTC')]);
 
-/** `{filters}`: the query's property filters and date range over `events`, or `true` when empty. */
-export function filtersExpr(filters: HogQLFilters | null | undefined, timezone: string, now: Date): Expr {
+const isTrue = (e: Expr) => e.node === 'Constant' && e.value === true;
+
+/**
+ * `{filters}`: the query's property filters, date range and (with `filterTestAccounts`) the
+ * project's test-account filters over `events`, or `true` when there are none.
+ */
+export function filtersExpr(
+  filters: HogQLFilters | null | undefined,
+  timezone: string,
+  now: Date,
+  testAccountFilters?: AnyProperties,
+): Expr {
   if (!filters) return constant(true);
   const parts: Expr[] = [];
   const props = at('filters__properties', () => propertiesToExpr(filters.properties));
-  if (!(props.node === 'Constant' && props.value === true)) parts.push(props);
+  if (!isTrue(props)) parts.push(props);
+  if (filters.filterTestAccounts === true && testAccountFilters) {
+    const test = propertiesToExpr(testAccountFilters);
+    if (!isTrue(test)) parts.push(test);
+  }
   const range = filters.dateRange;
   if (range && (range.date_from || range.date_to)) {
     const r = resolveDateRange(range, { timezone, now });

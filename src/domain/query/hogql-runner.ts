@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors.js';
-import { compileSelect } from '../../hogql/compile.js';
+import { type CompileOptions, compileSelect } from '../../hogql/compile.js';
 import { DEFAULT_RETURNED_ROWS } from '../../hogql/limits.js';
 import { ASYNC_LIMITS, SYNC_LIMITS } from '../../hogql/settings.js';
 import type { QueryResult, RunnerContext } from './context.js';
@@ -54,25 +54,38 @@ export function checkHogQLNode(node: Record<string, unknown>): HogQLQueryNode {
 }
 
 /**
- * HogQLQuery: compile for the project and run. Without a LIMIT of its own the query is paginated:
- * 101 rows are fetched for 100 returned, and `hasMore` says whether there were more.
+ * How a HogQLQuery node compiles for its project: placeholders, `{filters}` (with the project's
+ * test-account filters when asked), time zone, limits. Shared with HogQLMetadata, which checks a
+ * query exactly as running it would compile it.
  */
-export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): Promise<QueryResult> {
+export function hogqlCompileOptions(
+  node: Pick<HogQLQueryNode, 'values' | 'variables' | 'filters' | 'modifiers'>,
+  ctx: RunnerContext,
+): CompileOptions & { timezone: string } {
   const modifiers = effectiveModifiers(node.modifiers);
-  const timezone = modifiers.convertToProjectTimezone ? ctx.timezone : 'UTC';
-  const compiled = compileSelect(node.query, {
+  return {
     teamId: ctx.teamId,
-    timezone,
+    timezone: modifiers.convertToProjectTimezone ? ctx.timezone : 'UTC',
     weekStartDay: ctx.weekStartDay,
     table: (t) => ctx.events.table(t),
     values: node.values,
     variables: node.variables,
-    exprs: { filters: filtersExpr(node.filters, ctx.timezone, ctx.now) },
+    exprs: { filters: filtersExpr(node.filters, ctx.timezone, ctx.now, ctx.testAccountFilters) },
     defaultLimit: DEFAULT_RETURNED_ROWS + 1,
     limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
     propertyType: ctx.propertyType,
     cohorts: ctx.cohorts,
-  });
+  };
+}
+
+/**
+ * HogQLQuery: compile for the project and run. Without a LIMIT of its own the query is paginated:
+ * 101 rows are fetched for 100 returned, and `hasMore` says whether there were more.
+ */
+export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): Promise<QueryResult> {
+  const options = hogqlCompileOptions(node, ctx);
+  const timezone = options.timezone;
+  const compiled = compileSelect(node.query, options);
   const started = performance.now();
   const out = await ctx.events.queryRows(compiled.sql, {
     params: compiled.params,

@@ -22,6 +22,8 @@ export interface PreparedQuery {
   node: QueryNode;
   cacheKeyExtra: Record<string, unknown>;
   staleness: ReturnType<NonNullable<QueryRunner['hints']>> | QueryRunner['staleness'];
+  /** Answer `run`'s result as it is: no cache, no queue (HogQLMetadata). */
+  direct: boolean;
   run(options: { signal: AbortSignal; marker: string; async: boolean }): Promise<QueryResult>;
 }
 
@@ -153,6 +155,7 @@ export async function prepareQuery(
       ...(usesTestAccountFilters(node) ? { test_account_filters: team.testAccountFilters ?? null } : {}),
     },
     staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
+    direct: runner.direct === true,
     run: async ({ signal, marker, async }) => {
       try {
         // Property types from definitions, so typed properties compile as PostHog's do.

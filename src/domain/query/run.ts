@@ -5,12 +5,18 @@ import type { QueryResult, RunnerContext } from './context.js';
 import { eventsRunner } from './events-runner.js';
 import { checkHogQLNode, runHogQLQuery } from './hogql-runner.js';
 import { type QueryNode, unsupportedKind } from './kinds.js';
+import { checkMetadataNode, hogqlMetadata } from './metadata.js';
 import { sessionsRunner } from './sessions-runner.js';
 
 export interface QueryRunner {
   /** Validates the node before anything is cached or queued (400 on a bad node). */
   check(node: QueryNode): QueryNode;
   run(node: QueryNode, ctx: RunnerContext): Promise<QueryResult>;
+  /**
+   * Answered at once, outside the cache and the background queue, with no cache fields: PostHog
+   * handles HogQLMetadata this way (it only checks a query; nothing runs on the engine).
+   */
+  direct?: boolean;
   /** Staleness interval: queries without a date range use `minute`; HogQL's target age uses `day`. */
   staleness?: { interval?: 'minute' | 'hour' | 'day' | 'week' | 'month' | null; targetAgeInterval?: 'day' };
   /** Per-query staleness (the query's interval and date_to); when given it replaces `staleness`. */
@@ -32,6 +38,11 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   SessionsQuery: sessionsRunner,
   ...insightRunners,
   ...funnelRetentionPathsRunners,
+  HogQLMetadata: {
+    check: checkMetadataNode,
+    run: async (node, ctx) => hogqlMetadata(node as never, ctx) as QueryResult,
+    direct: true,
+  },
 };
 
 export function runnerFor(kind: string): QueryRunner {

@@ -1,5 +1,5 @@
 import type { AnySelect, Call, Constant, Expr, WindowExpr, WindowFunction } from '../ast.js';
-import { HogQLQueryError } from '../errors.js';
+import { HogQLQueryError, locate } from '../errors.js';
 import { findFunction, suggestFunction } from '../functions/index.js';
 import type { FunctionDef } from '../functions/types.js';
 import { propertySourceOf, typedPropertySql } from '../property-types.js';
@@ -112,6 +112,15 @@ export class ExprPrinter {
   }
 
   expr(e: Expr): string {
+    try {
+      return this.exprAt(e);
+    } catch (err) {
+      // Errors point at the expression they are about (the SQL editor underlines that span).
+      throw locate(err, e);
+    }
+  }
+
+  private exprAt(e: Expr): string {
     const t = e.type;
     if (t) {
       switch (t.kind) {

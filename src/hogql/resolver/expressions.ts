@@ -1,5 +1,5 @@
 import { cloneAst, type Expr, type Field } from '../ast.js';
-import { HogQLQueryError } from '../errors.js';
+import { HogQLQueryError, locate } from '../errors.js';
 import type { ColumnType, PropertyType } from '../types.js';
 import { checkPropertyChain, propertyOf, resolveInSource, unresolved, withMaterialized } from './fields.js';
 import { infoOf } from './info.js';
@@ -13,6 +13,15 @@ const RESERVED_ALIASES = new Set(['team_id', 'true', 'false', 'null']);
 
 /** Resolves names in an expression, in place; returns the expression (never replaced). */
 export function resolveExpr(sub: SubqueryResolver, expr: Expr, scope: Scope, within?: TableSource): Expr {
+  try {
+    return resolveNode(sub, expr, scope, within);
+  } catch (err) {
+    // The error points at the expression it is about (the SQL editor underlines that span).
+    throw locate(err, expr);
+  }
+}
+
+function resolveNode(sub: SubqueryResolver, expr: Expr, scope: Scope, within?: TableSource): Expr {
   const r = { resolveExpr: (e: Expr, s: Scope, w?: TableSource) => resolveExpr(sub, e, s, w) };
   const walk = (e: Expr): Expr => resolveExpr(sub, e, scope, within);
   switch (expr.node) {

@@ -10,7 +10,7 @@ import {
   type JoinExpr,
   type SelectQuery,
 } from '../ast.js';
-import { HogQLQueryError } from '../errors.js';
+import { HogQLQueryError, locate } from '../errors.js';
 import { findTable } from '../schema/database.js';
 import { starFields } from '../schema/fields.js';
 import type { ValueInfo } from '../types.js';
@@ -113,6 +113,14 @@ function registerSource(j: JoinExpr, scope: Scope): void {
 }
 
 function registerTable(j: JoinExpr, table: Field, scope: Scope): TableSource {
+  try {
+    return registerTableAt(j, table, scope);
+  } catch (err) {
+    throw locate(err, table);
+  }
+}
+
+function registerTableAt(j: JoinExpr, table: Field, scope: Scope): TableSource {
   const name = table.chain.join('.');
   const cte = table.chain.length === 1 ? scope.ctes.get(name) : undefined;
   if (cte && cte.cte_type === 'subquery' && !j.table_args) {

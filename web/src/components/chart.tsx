@@ -12,6 +12,11 @@ export interface ChartProps {
   series: ChartSeries[];
   labels?: string[];
   kind?: 'line' | 'bars';
+  /**
+   * `x` holds wall-clock times of the project's zone written as if UTC (an insight's days): they
+   * are labelled as UTC, so every browser shows the project's days whatever its own zone.
+   */
+  wallClock?: boolean;
   height?: number;
   /** Called with the milliseconds from data to a drawn chart (the bench reads it). */
   onDrawn?: (ms: number) => void;
@@ -32,7 +37,16 @@ function cssVar(name: string) {
 }
 
 /** A line or bar chart drawn on canvas by uPlot: fast enough for thousands of points per series. */
-export function Chart({ x, series, labels, kind = 'line', height = 260, onDrawn, title }: ChartProps) {
+export function Chart({
+  x,
+  series,
+  labels,
+  kind = 'line',
+  wallClock = false,
+  height = 260,
+  onDrawn,
+  title,
+}: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
@@ -56,6 +70,7 @@ export function Chart({ x, series, labels, kind = 'line', height = 260, onDrawn,
           legend: { show: series.length > 1 },
           cursor: { points: { size: 6 } },
           scales: { x: { time: !labels } },
+          ...(wallClock ? { tzDate: (ts: number) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') } : {}),
           axes: [
             labels ? { ...axis, values: (_u, ticks) => ticks.map((t) => labels[Math.round(t)] ?? '') } : axis,
             { ...axis, size: 56 },
@@ -91,7 +106,7 @@ export function Chart({ x, series, labels, kind = 'line', height = 260, onDrawn,
       observer?.disconnect();
       plot?.destroy();
     };
-  }, [x, series, labels, kind, height]);
+  }, [x, series, labels, kind, wallClock, height]);
   if (failed) return <p class="error-note">The chart could not load: {failed}</p>;
   return <div class="chart" ref={host} role="img" aria-label={title} style={{ minHeight: `${height}px` }} />;
 }

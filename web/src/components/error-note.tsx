@@ -1,7 +1,16 @@
 import { ApiFailure } from '../api';
 
 /** Every API error is shown where it happened, with PostHog's detail and the field it names. */
-export function ErrorNote({ error, retry }: { error: unknown; retry?: () => void }) {
+export function ErrorNote({
+  error,
+  retry,
+  where,
+}: {
+  error: unknown;
+  retry?: () => void;
+  /** Where the error is, when the page shows it elsewhere too (the SQL editor's underline). */
+  where?: string | undefined;
+}) {
   const message =
     error instanceof ApiFailure
       ? `${error.body.detail ?? error.message}${error.attr ? ` (${error.attr})` : ''}`
@@ -10,7 +19,10 @@ export function ErrorNote({ error, retry }: { error: unknown; retry?: () => void
         : String(error);
   return (
     <div class="error-note" role="alert">
-      <span>{message}</span>
+      <span>
+        {message}
+        {where && <span class="where">{where}</span>}
+      </span>
       {retry && (
         <button type="button" class="link" onClick={retry}>
           Try again

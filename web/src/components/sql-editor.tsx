@@ -1,5 +1,7 @@
 import { autocompletion, type CompletionContext } from '@codemirror/autocomplete';
 import { StandardSQL, sql } from '@codemirror/lang-sql';
+import { type Diagnostic, linter, lintGutter, setDiagnostics } from '@codemirror/lint';
+import type { EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
@@ -37,9 +39,46 @@ function hogqlCompletions(vocabulary: () => Vocabulary) {
   };
 }
 
+/** An error as HogQLMetadata lists it: offsets count code points (PostHog's), not UTF-16 units. */
+export interface QueryNotice {
+  message: string;
+  start?: number | null;
+  end?: number | null;
+}
+
+/** The UTF-16 index (what the editor counts) of code point `n` of `text`. */
+function utf16At(text: string, n: number): number {
+  let units = 0;
+  let points = 0;
+  for (const ch of text) {
+    if (points >= n) break;
+    units += ch.length;
+    points++;
+  }
+  return units;
+}
+
+/** Notices with a span as editor diagnostics; an empty span (end of input) covers a character. */
+export function diagnosticsOf(state: EditorState, notices: QueryNotice[]): Diagnostic[] {
+  const text = state.doc.toString();
+  const out: Diagnostic[] = [];
+  for (const n of notices) {
+    if (typeof n.start !== 'number') continue;
+    let from = utf16At(text, n.start);
+    let to = utf16At(text, typeof n.end === 'number' ? Math.max(n.end, n.start) : n.start);
+    if (from === to) {
+      if (to < text.length) to++;
+      else if (from > 0) from--;
+    }
+    out.push({ from, to, severity: 'error', message: n.message, source: 'HogQL' });
+  }
+  return out;
+}
+
 export interface EditorHandle {
   value(): string;
-  markError(start: number, end: number): void;
+  /** Underlines the errors' spans (from a failed run); returns where the first one starts. */
+  markErrors(notices: QueryNotice[]): { line: number; column: number } | null;
   focus(): void;
 }
 
@@ -49,12 +88,15 @@ export function SqlEditor({
   onRun,
   onReady,
   onChange,
+  check,
 }: {
   initial: string;
   vocabulary: () => Vocabulary;
   onRun: () => void;
   onReady: (handle: EditorHandle) => void;
   onChange?: (text: string) => void;
+  /** Checks the text while the user types (debounced by the linter); errors are underlined. */
+  check?: (text: string) => Promise<QueryNotice[]>;
 }) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -76,6 +118,15 @@ export function SqlEditor({
         autocompletion({ override: undefined }),
         StandardSQL.language.data.of({ autocomplete: hogqlCompletions(vocabulary) }),
         placeholder('SELECT event, count() FROM events GROUP BY event'),
+        ...(check
+          ? [
+              lintGutter(),
+              // The linter waits for a pause in typing, and drops an answer if the text moved on.
+              linter(async (view) => diagnosticsOf(view.state, await check(view.state.doc.toString())), {
+                delay: 600,
+              }),
+            ]
+          : []),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': 'HogQL query' }),
         EditorView.updateListener.of((u) => {
@@ -85,14 +136,15 @@ export function SqlEditor({
     });
     onReady({
       value: () => view.state.doc.toString(),
-      markError: (start, end) => {
-        const max = view.state.doc.length;
-        const from = Math.min(Math.max(0, start), max);
-        view.dispatch({
-          selection: { anchor: from, head: Math.min(Math.max(from, end), max) },
-          scrollIntoView: true,
-        });
-        view.focus();
+      markErrors: (notices) => {
+        const diagnostics = diagnosticsOf(view.state, notices);
+        view.dispatch(setDiagnostics(view.state, diagnostics));
+        const first = diagnostics[0];
+        if (!first) return null;
+        // Shown, not selected: typing must not replace the text the error is about.
+        view.dispatch({ effects: EditorView.scrollIntoView(first.from, { y: 'center' }) });
+        const line = view.state.doc.lineAt(first.from);
+        return { line: line.number, column: first.from - line.from + 1 };
       },
       focus: () => view.focus(),
     });

@@ -8,34 +8,81 @@ const DAYS = 30;
 // Home is where a new user checks that their first events arrived: never show a cached "nothing".
 const FRESH = { refresh: 'force_blocking' } as const;
 
-function EventsPerDay({ projectId }: { projectId: number }) {
+/** Today's date where the project is (its `timezone` setting), as YYYY-MM-DD. */
+export function todayIn(timezone: string, now = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(now);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/** The `count` calendar days up to `last` (YYYY-MM-DD), oldest first: date arithmetic, no clock. */
+export function daysUpTo(last: string, count: number): string[] {
+  const end = Date.parse(`${last}T00:00:00Z`);
+  return Array.from({ length: count }, (_, i) =>
+    new Date(end - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+  );
+}
+
+function EventsPerDay({ projectId, timezone }: { projectId: number; timezone: string }) {
+  // HogQL converts timestamps (and now()) to the project's time zone, so `day` is a day there, the
+  // same days a daily Trends insight shows.
   const { data, error, run } = useHogQL(
     projectId,
     `SELECT toStartOfDay(timestamp) AS day, count() AS events FROM events
      WHERE timestamp >= toStartOfDay(now()) - INTERVAL ${DAYS - 1} DAY GROUP BY day ORDER BY day`,
     FRESH,
   );
-  // Every day of the range gets a bar, so quiet days show as zero rather than disappearing.
+  // Every day of the range gets a bar, so quiet days show as zero rather than disappearing. Days are
+  // labelled as dates rather than placed on a time axis, which would draw in the browser's zone.
   const chart = useMemo(() => {
     if (!data) return null;
+    // A day comes back as the zone's midnight with its offset (2025-06-15T00:00:00-07:00).
     const counts = new Map(data.results.map((r) => [String(r[0]).slice(0, 10), Number(r[1])]));
-    const today = new Date();
-    today.setUTCHours(0, 0, 0, 0);
-    const x: number[] = [];
-    const values: number[] = [];
-    for (let i = DAYS - 1; i >= 0; i--) {
-      const day = new Date(today.getTime() - i * 86_400_000);
-      x.push(day.getTime() / 1000);
-      values.push(counts.get(day.toISOString().slice(0, 10)) ?? 0);
-    }
-    return { x, series: [{ label: 'Events', values }] };
-  }, [data]);
+    const days = daysUpTo(todayIn(timezone), DAYS);
+    const label = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+    return {
+      x: days.map((_, i) => i),
+      labels: days.map((d) => label.format(new Date(`${d}T00:00:00Z`))),
+      series: [{ label: 'Events', values: days.map((d) => counts.get(d) ?? 0) }],
+      days,
+    };
+  }, [data, timezone]);
   return (
     <section class="card">
       <h2>Events per day</h2>
       {error ? <ErrorNote error={error} retry={run} /> : null}
       {chart ? (
-        <Chart x={chart.x} series={chart.series} kind="bars" title={`Events per day, last ${DAYS} days`} />
+        <>
+          <Chart
+            x={chart.x}
+            labels={chart.labels}
+            series={chart.series}
+            kind="bars"
+            title={`Events per day, last ${DAYS} days (${timezone})`}
+          />
+          <p class="muted small">Days in the project's time zone, {timezone}.</p>
+          {/* The canvas says nothing to a screen reader: the same numbers as a table (in a box,
+              because a table grows to its rows whatever its height). */}
+          <div class="sr-only">
+            <table aria-label="Events per day">
+              <tbody>
+                {chart.days.map((d, i) => (
+                  <tr key={d}>
+                    <th scope="row">
+                      <time dateTime={d}>{chart.labels[i]}</time>
+                    </th>
+                    <td>{chart.series[0]?.values[i]}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
       ) : (
         !error && <div class="skeleton" style={{ height: '260px' }} />
       )}
@@ -150,7 +197,7 @@ export function Home() {
     <div class="page">
       <h1>{team.name}</h1>
       <div class="grid two">
-        <EventsPerDay projectId={team.id} />
+        <EventsPerDay projectId={team.id} timezone={team.timezone} />
         <TopEvents projectId={team.id} />
       </div>
       <div class="grid two">

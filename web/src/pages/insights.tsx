@@ -31,6 +31,8 @@ export interface InsightForm {
   dateFrom: keyof typeof RANGES;
   interval: (typeof INTERVALS)[number];
   breakdown: string;
+  /** Leave out events of the project's test accounts (Settings → Project). */
+  filterTestAccounts?: boolean;
 }
 
 const DEFAULT_FORM: InsightForm = {
@@ -81,11 +83,18 @@ export function fromQuery(query: Record<string, unknown>): InsightForm | null {
       ? (interval as InsightForm['interval'])
       : 'day',
     breakdown: String((node.breakdownFilter as { breakdown?: string } | undefined)?.breakdown ?? ''),
+    filterTestAccounts: node.filterTestAccounts === true,
   };
 }
 
 /** The form as PostHog's query node; the same node is what gets saved. */
 export function toQuery(form: InsightForm): Record<string, unknown> {
+  // Every insight kind takes the flag; the server applies the project's filters it names.
+  const query = queryOf(form);
+  return form.filterTestAccounts ? { ...query, filterTestAccounts: true } : query;
+}
+
+function queryOf(form: InsightForm): Record<string, unknown> {
   const dateRange = { date_from: form.dateFrom };
   const breakdownFilter = form.breakdown
     ? { breakdownFilter: { breakdown: form.breakdown, breakdown_type: 'event' } }
@@ -189,7 +198,14 @@ function TrendsView({ results, onDrawn }: { results: TrendResult[]; onDrawn?: (m
   if (results.length === 0) return <p class="muted">No data for this range.</p>;
   return (
     <>
-      <Chart x={chart.x} series={chart.series} title="Trends chart" height={320} onDrawn={onDrawn} />
+      <Chart
+        x={chart.x}
+        series={chart.series}
+        title="Trends chart"
+        height={320}
+        onDrawn={onDrawn}
+        wallClock
+      />
       <table class="simple">
         <thead>
           <tr>
@@ -361,7 +377,12 @@ export function ResultView({
 
 export function Insights() {
   const { team } = useSession();
-  const [form, setForm] = useState<InsightForm>(DEFAULT_FORM);
+  const testFilters = Array.isArray(team.test_account_filters) ? team.test_account_filters.length : 0;
+  // New insights start with the project's default for the test-account toggle.
+  const [form, setForm] = useState<InsightForm>(() => ({
+    ...DEFAULT_FORM,
+    filterTestAccounts: testFilters > 0 && team.test_account_filters_default_checked === true,
+  }));
   const [result, setResult] = useState<{ kind: Kind; data: { results: unknown[] } } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [progress, setProgress] = useState<RunProgress | null>(null);
@@ -597,6 +618,30 @@ export function Insights() {
               />
             </label>
           )}
+        </div>
+        <div class="row wrap">
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={form.filterTestAccounts === true}
+              disabled={testFilters === 0 && form.filterTestAccounts !== true}
+              aria-describedby="test-accounts-hint"
+              onChange={(e) => update({ filterTestAccounts: (e.currentTarget as HTMLInputElement).checked })}
+            />{' '}
+            Filter out test accounts
+          </label>
+          <span id="test-accounts-hint" class="muted small">
+            {testFilters > 0 ? (
+              <>
+                {testFilters} {testFilters === 1 ? 'filter' : 'filters'} from{' '}
+                <a href="/settings/project#test-accounts">the project's settings</a>
+              </>
+            ) : (
+              <>
+                No test account filters yet: <a href="/settings/project#test-accounts">set them</a>
+              </>
+            )}
+          </span>
         </div>
       </section>
       <section class="card" aria-busy={running}>

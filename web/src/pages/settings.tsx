@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { SCOPE_OBJECTS } from '../../../src/domain/scopes';
-import { api, get, type Page, type Team } from '../api';
+import { api, get, type Page, type PropertyFilter, type Team } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { useSession } from '../session';
 import { BatchExports, Domains } from './settings-exports';
@@ -71,6 +71,218 @@ function Project() {
         <div class="row">
           <button type="submit" class="primary">
             Save
+          </button>
+          {saved && <span role="status">Saved</span>}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+// The operators a test-account filter usually needs, in PostHog's names.
+const OPERATORS: Record<string, string> = {
+  not_icontains: 'does not contain',
+  icontains: 'contains',
+  is_not: 'is not',
+  exact: 'is',
+  not_regex: 'does not match regex',
+  regex: 'matches regex',
+  is_set: 'is set',
+  is_not_set: 'is not set',
+};
+const NO_VALUE = new Set(['is_set', 'is_not_set']);
+// PostHog stores a list for equality operators and a string for the others.
+const LIST_VALUE = new Set(['exact', 'is_not']);
+
+interface FilterRow {
+  type: 'event' | 'person';
+  key: string;
+  operator: string;
+  value: string;
+  /** A filter this form does not edit (HogQL, cohort, another operator): kept exactly as saved. */
+  raw?: PropertyFilter;
+}
+
+const editable = (f: PropertyFilter) =>
+  (f.type === 'event' || f.type === 'person') &&
+  typeof f.key === 'string' &&
+  String(f.operator ?? 'exact') in OPERATORS &&
+  (f.value === undefined ||
+    f.value === null ||
+    typeof f.value === 'string' ||
+    (Array.isArray(f.value) && f.value.every((v) => typeof v === 'string')));
+
+const toRow = (f: PropertyFilter): FilterRow =>
+  editable(f)
+    ? {
+        type: f.type as FilterRow['type'],
+        key: f.key,
+        operator: String(f.operator ?? 'exact'),
+        value: Array.isArray(f.value) ? f.value.join(', ') : String(f.value ?? ''),
+      }
+    : { type: 'event', key: '', operator: '', value: '', raw: f };
+
+const toFilter = (r: FilterRow): PropertyFilter =>
+  r.raw ?? {
+    key: r.key.trim(),
+    type: r.type,
+    operator: r.operator,
+    ...(NO_VALUE.has(r.operator)
+      ? {}
+      : {
+          value: LIST_VALUE.has(r.operator)
+            ? r.value
+                .split(',')
+                .map((v) => v.trim())
+                .filter(Boolean)
+            : r.value,
+        }),
+  };
+
+/**
+ * The project's test-account filters (PostHog's `test_account_filters`): events matching them
+ * count as real users; insights with "Filter out test accounts" leave the rest out.
+ */
+function TestAccounts() {
+  const { team, me, refresh } = useSession();
+  const [rows, setRows] = useState<FilterRow[]>(() => (team.test_account_filters ?? []).map(toRow));
+  const [byDefault, setByDefault] = useState(team.test_account_filters_default_checked === true);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const domain = me.email.includes('@') ? me.email.slice(me.email.indexOf('@')) : '';
+  const set = (i: number, patch: Partial<FilterRow>) =>
+    setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      await api<Team>('PATCH', `/api/projects/${team.id}/`, {
+        test_account_filters: rows.map(toFilter),
+        test_account_filters_default_checked: byDefault,
+      });
+      await refresh();
+      setSaved(true);
+      setTimeout(() => setSaved(false), 2000);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="card" id="test-accounts" aria-labelledby="test-accounts-title">
+      <h2 id="test-accounts-title">Test accounts</h2>
+      <p class="muted small">
+        With "Filter out test accounts" on, an insight counts only events that pass every filter below: for
+        example, person email does not contain your company's domain, or host is not localhost.
+      </p>
+      <form class="form wide" onSubmit={submit}>
+        {rows.length === 0 && <p class="muted">No filters yet.</p>}
+        {rows.map((r, i) =>
+          r.raw ? (
+            <div class="filter-row" key={i}>
+              <code class="ellipsis">{JSON.stringify(r.raw)}</code>
+              <span class="muted small">kept as saved (edit it through the API)</span>
+              <button
+                type="button"
+                class="link danger"
+                aria-label={`Remove filter ${i + 1}`}
+                onClick={() => setRows(rows.filter((_, j) => j !== i))}
+              >
+                Remove
+              </button>
+            </div>
+          ) : (
+            <fieldset class="filter-row" key={i}>
+              <legend class="sr-only">Filter {i + 1}</legend>
+              <label>
+                Of
+                <select
+                  value={r.type}
+                  onChange={(e) =>
+                    set(i, { type: (e.currentTarget as HTMLSelectElement).value as FilterRow['type'] })
+                  }
+                >
+                  <option value="person">Person property</option>
+                  <option value="event">Event property</option>
+                </select>
+              </label>
+              <label>
+                Property
+                <input
+                  required
+                  value={r.key}
+                  maxLength={400}
+                  placeholder={r.type === 'person' ? 'email' : '$host'}
+                  onInput={(e) => set(i, { key: (e.currentTarget as HTMLInputElement).value })}
+                />
+              </label>
+              <label>
+                Operator
+                <select
+                  value={r.operator}
+                  onChange={(e) => set(i, { operator: (e.currentTarget as HTMLSelectElement).value })}
+                >
+                  {Object.entries(OPERATORS).map(([v, l]) => (
+                    <option key={v} value={v}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {!NO_VALUE.has(r.operator) && (
+                <label>
+                  Value{LIST_VALUE.has(r.operator) ? 's (comma separated)' : ''}
+                  <input
+                    required
+                    value={r.value}
+                    maxLength={1000}
+                    onInput={(e) => set(i, { value: (e.currentTarget as HTMLInputElement).value })}
+                  />
+                </label>
+              )}
+              <button
+                type="button"
+                class="link danger"
+                aria-label={`Remove filter ${i + 1}`}
+                onClick={() => setRows(rows.filter((_, j) => j !== i))}
+              >
+                Remove
+              </button>
+            </fieldset>
+          ),
+        )}
+        <div class="row wrap">
+          <button
+            type="button"
+            onClick={() =>
+              setRows([...rows, { type: 'person', key: 'email', operator: 'not_icontains', value: '' }])
+            }
+          >
+            Add filter
+          </button>
+          {domain && !rows.some((r) => r.value === domain) && (
+            <button
+              type="button"
+              class="link"
+              onClick={() =>
+                setRows([...rows, { type: 'person', key: 'email', operator: 'not_icontains', value: domain }])
+              }
+            >
+              Add "email does not contain {domain}"
+            </button>
+          )}
+        </div>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={byDefault}
+            onChange={(e) => setByDefault((e.currentTarget as HTMLInputElement).checked)}
+          />{' '}
+          Filter out test accounts by default on new insights
+        </label>
+        {error !== null && <ErrorNote error={error} />}
+        <div class="row">
+          <button type="submit" class="primary">
+            Save test account filters
           </button>
           {saved && <span role="status">Saved</span>}
         </div>
@@ -374,7 +586,16 @@ function Password() {
 }
 
 const SECTIONS = [
-  { id: 'project', label: 'Project', component: Project },
+  {
+    id: 'project',
+    label: 'Project',
+    component: () => (
+      <>
+        <Project />
+        <TestAccounts />
+      </>
+    ),
+  },
   { id: 'keys', label: 'API keys', component: ApiKeys },
   { id: 'members', label: 'Members', component: Members },
   { id: 'exports', label: 'Batch exports', component: BatchExports },

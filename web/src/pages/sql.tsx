@@ -4,7 +4,7 @@ import { ApiFailure, api, type HogQLResult, runQuery } from '../api';
 import { Chart } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { ErrorNote } from '../components/error-note';
-import type { EditorHandle, Vocabulary } from '../components/sql-editor';
+import type { EditorHandle, QueryNotice, Vocabulary } from '../components/sql-editor';
 import { useSession } from '../session';
 
 // CodeMirror is the largest piece of the console: it loads when this page opens.
@@ -82,6 +82,11 @@ const FUNCTIONS = [
   'formatDateTime',
 ];
 
+interface Metadata {
+  isValid: boolean;
+  errors: QueryNotice[];
+}
+
 type Phase = { kind: 'idle' } | { kind: 'running'; rows: number } | { kind: 'done'; ms: number };
 
 /** Numeric columns after the first become series; the first column is the axis. */
@@ -117,6 +122,10 @@ export function Sql() {
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
   const [result, setResult] = useState<HogQLResult | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // Where a failed run's error is in the query, as text beside the underline.
+  const [errorAt, setErrorAt] = useState<{ line: number; column: number } | null>(null);
+  // The latest check while typing: its first error is shown under the editor.
+  const [typing, setTyping] = useState<QueryNotice | null>(null);
   const [view, setView] = useState<'table' | 'chart'>('table');
   const vocabulary = useRef<Vocabulary>({
     tables: TABLES,
@@ -151,11 +160,31 @@ export function Sql() {
     return () => abort.current?.abort();
   }, [team.id]);
 
+  // PostHog's editor asks HogQLMetadata while the user types: errors come with their span.
+  const check = async (query: string): Promise<QueryNotice[]> => {
+    if (!query.trim()) {
+      setTyping(null);
+      return [];
+    }
+    try {
+      const meta = await api<Metadata>('POST', `${base}/`, {
+        query: { kind: 'HogQLMetadata', language: 'hogQL', query },
+      });
+      setTyping(meta.errors[0] ?? null);
+      return meta.errors;
+    } catch {
+      // A failed check is not an error in the query; running it will say what is wrong.
+      setTyping(null);
+      return [];
+    }
+  };
+
   const run = async () => {
     const query = editor.current?.value() ?? '';
     if (!query.trim() || phase.kind === 'running') return;
     localStorage.setItem(STORAGE_KEY, query);
     setError(null);
+    setErrorAt(null);
     const controller = new AbortController();
     abort.current = controller;
     const started = performance.now();
@@ -176,8 +205,11 @@ export function Sql() {
       setPhase({ kind: 'idle' });
       setResult(null);
       setError((e as Error).name === 'AbortError' ? new Error('Query cancelled.') : e);
-      const body = e instanceof ApiFailure ? (e.body as { start?: number; end?: number }) : {};
-      if (typeof body.start === 'number') editor.current?.markError(body.start, body.end ?? body.start + 1);
+      // The error body names no position: the same check as while typing finds the span.
+      if (e instanceof ApiFailure && e.status === 400) {
+        const notices = await check(query);
+        if (editor.current?.value() === query) setErrorAt(editor.current.markErrors(notices));
+      }
     }
   };
 
@@ -216,7 +248,15 @@ export function Sql() {
           onReady={(handle) => {
             editor.current = handle;
           }}
+          check={check}
+          onChange={() => setErrorAt(null)}
         />
+        {typing && !(error instanceof ApiFailure && error.body.detail === typing.message) && (
+          <p class="lint-status" role="status">
+            <span aria-hidden="true">⚠ </span>
+            {typing.message}
+          </p>
+        )}
         <div class="row">
           <button type="button" class="primary" onClick={run} disabled={phase.kind === 'running'}>
             Run <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
@@ -238,7 +278,16 @@ export function Sql() {
             </span>
           )}
         </div>
-        {error !== null && <ErrorNote error={error} />}
+        {error !== null && (
+          <ErrorNote
+            error={error}
+            where={
+              errorAt
+                ? `Underlined in the query at line ${errorAt.line}, column ${errorAt.column}.`
+                : undefined
+            }
+          />
+        )}
       </section>
       {result && (
         <section class="card">
