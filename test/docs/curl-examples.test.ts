@@ -62,7 +62,7 @@ curl() {
  * What the pages query besides the README's events: a person with an email and a plan, purchases,
  * signups and a group, sent as an SDK would (the real capture endpoint; a 200 means written).
  */
-async function seed(base: string, token: string): Promise<void> {
+async function seed(base: string, boot: { project_api_key: string; personal_api_key: string }): Promise<void> {
   const now = Date.now();
   const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
   const batch = [
@@ -76,9 +76,18 @@ async function seed(base: string, token: string): Promise<void> {
   const res = await fetch(`${base}/batch/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: token, batch }),
+    body: JSON.stringify({ api_key: boot.project_api_key, batch }),
   });
   if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
+  // Definitions are written by a once-a-second timer after capture: wait for them.
+  for (let tries = 0; tries < 100; tries++) {
+    const defs = await fetch(`${base}/api/projects/1/event_definitions/?search=purchase`, {
+      headers: { authorization: `Bearer ${boot.personal_api_key}` },
+    });
+    if (((await defs.json()) as { count: number }).count > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('event definitions of the seeded events never appeared');
 }
 
 const pages = [
@@ -106,7 +115,7 @@ describe(`curl examples in the docs (${backend})`, () => {
       REDIS_URL: process.env.REDIS_URL,
     });
     base = JSON.parse(await server.waitFor(/burrow ready/, 120_000)).url;
-    await seed(base, JSON.parse(readFileSync(join(home, '.burrow', 'bootstrap.json'), 'utf8')).project_api_key);
+    await seed(base, JSON.parse(readFileSync(join(home, '.burrow', 'bootstrap.json'), 'utf8')));
   }, 180_000);
 
   afterAll(async () => {
