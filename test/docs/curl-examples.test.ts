@@ -15,7 +15,7 @@ import { runTs, type Spawned } from '../helpers/process.js';
  * A block passes when each of its curls answers 2xx, or the status named by an
  * `<!-- expect NNN -->` line just above it; a block preceded by `<!-- not run: why -->` is skipped
  * (it needs a system the test lacks). `seed` below sends, through the real capture endpoint, the
- * events the pages query.
+ * events the pages query. With DOCS_OUT=dir set, each page's output is written there to read.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 const DOC_HOST = 'http://127.0.0.1:8010';
@@ -43,14 +43,17 @@ function curlBlocks(markdown: string): Block[] {
   return blocks;
 }
 
-// The wrapper prints the body and fails the block on an unexpected status.
+// The wrapper prints the body (and any -w output of the example) and fails the block on an
+// unexpected status, read from the response headers so that an example may use -w itself.
 const PRELUDE = `
 set -euo pipefail
 curl() {
-  local body code
-  body=$(mktemp)
-  code=$(command curl -sS -o "$body" -w '%{http_code}' "$@") || { cat "$body"; return 1; }
+  local body head out code
+  body=$(mktemp) head=$(mktemp)
+  out=$(command curl -sS -o "$body" -D "$head" "$@") || { cat "$body"; return 1; }
   cat "$body"; echo
+  [ -z "$out" ] || echo "$out"
+  code=$(awk '/^HTTP/ { c = $2 } END { print c }' "$head")
   case "$code" in
     $EXPECT) ;;
     *) echo "unexpected HTTP $code (expected $EXPECT) from: curl $*" >&2; return 1 ;;
