@@ -65,16 +65,44 @@ curl() {
  * What the pages query besides the README's events: a person with an email and a plan, purchases,
  * signups and a group, sent as an SDK would (the real capture endpoint; a 200 means written).
  */
-async function seed(base: string, boot: { project_api_key: string; personal_api_key: string }): Promise<void> {
+async function seed(
+  base: string,
+  boot: { project_api_key: string; personal_api_key: string },
+): Promise<void> {
   const now = Date.now();
   const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
   const batch = [
-    { event: '$identify', distinct_id: 'ann', timestamp: at(60), properties: { $set: { email: 'ann@example.com', name: 'Ann', plan: 'pro' } } },
-    { event: '$groupidentify', distinct_id: 'ann', timestamp: at(59), properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } } },
-    { event: 'signup', distinct_id: 'ann', timestamp: at(58), properties: { plan: 'pro', $groups: { company: 'acme' } } },
-    { event: 'purchase', distinct_id: 'ann', timestamp: at(30), properties: { plan: 'pro', amount: 49, $groups: { company: 'acme' } } },
+    {
+      event: '$identify',
+      distinct_id: 'ann',
+      timestamp: at(60),
+      properties: { $set: { email: 'ann@example.com', name: 'Ann', plan: 'pro' } },
+    },
+    {
+      event: '$groupidentify',
+      distinct_id: 'ann',
+      timestamp: at(59),
+      properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } },
+    },
+    {
+      event: 'signup',
+      distinct_id: 'ann',
+      timestamp: at(58),
+      properties: { plan: 'pro', $groups: { company: 'acme' } },
+    },
+    {
+      event: 'purchase',
+      distinct_id: 'ann',
+      timestamp: at(30),
+      properties: { plan: 'pro', amount: 49, $groups: { company: 'acme' } },
+    },
     { event: 'signup', distinct_id: 'bob', timestamp: at(20), properties: { plan: 'free' } },
-    { event: '$pageview', distinct_id: 'bob', timestamp: at(19), properties: { $current_url: 'http://example.com/' } },
+    {
+      event: '$pageview',
+      distinct_id: 'bob',
+      timestamp: at(19),
+      properties: { $current_url: 'http://example.com/' },
+    },
   ];
   const res = await fetch(`${base}/batch/`, {
     method: 'POST',
@@ -131,7 +159,15 @@ describe(`curl examples in the docs (${backend})`, () => {
   it('finds examples on the pages that must have them', () => {
     const count = (page: string) => curlBlocks(readFileSync(join(ROOT, page), 'utf8')).length;
     expect(count('README.md')).toBeGreaterThanOrEqual(5);
-    const mustRun = ['api-conventions', 'capture', 'hogql', 'query-api', 'insights', 'batch-exports', 'errors'];
+    const mustRun = [
+      'api-conventions',
+      'capture',
+      'hogql',
+      'query-api',
+      'insights',
+      'batch-exports',
+      'errors',
+    ];
     mustRun.push('insights-dashboards', 'isolation', 'limits', 'persons-and-data', 'security');
     for (const page of mustRun) expect(count(`docs/${page}.md`), page).toBeGreaterThan(0);
   });
@@ -141,7 +177,8 @@ describe(`curl examples in the docs (${backend})`, () => {
     for (const page of pages) {
       const text = readFileSync(join(ROOT, page), 'utf8');
       expect(text, page).not.toContain('not yet in the docs test');
-      for (const [, why] of text.matchAll(/<!-- not run:(.*?)-->/g)) expect(why?.trim(), page).toMatch(/^needs /);
+      for (const [, why] of text.matchAll(/<!-- not run:(.*?)-->/g))
+        expect(why?.trim(), page).toMatch(/^needs /);
     }
   });
 
@@ -152,7 +189,10 @@ describe(`curl examples in the docs (${backend})`, () => {
       const boot = JSON.parse(readFileSync(join(home, '.burrow', 'bootstrap.json'), 'utf8'));
       // Each block says where it starts (on stderr), so a failure names its block.
       const script = blocks
-        .map((b) => `echo '>>> ${page}:${b.line}' >&2\nEXPECT='${b.expect}'\n${b.code.replaceAll(DOC_HOST, base)}\n`)
+        .map(
+          (b) =>
+            `echo '>>> ${page}:${b.line}' >&2\nEXPECT='${b.expect}'\n${b.code.replaceAll(DOC_HOST, base)}\n`,
+        )
         .join('\n');
       const run = spawnSync('bash', ['-c', `${PRELUDE}\n${script}`], {
         cwd: home,
@@ -165,7 +205,8 @@ describe(`curl examples in the docs (${backend})`, () => {
         encoding: 'utf8',
         timeout: 60_000 + 30_000 * blocks.length,
       });
-      if (process.env.DOCS_OUT) writeFileSync(join(process.env.DOCS_OUT, page.replace('/', '_')), run.stdout + run.stderr);
+      if (process.env.DOCS_OUT)
+        writeFileSync(join(process.env.DOCS_OUT, page.replace('/', '_')), run.stdout + run.stderr);
       const failed = [...run.stderr.matchAll(/^>>> (.*)$/gm)].at(-1)?.[1] ?? page;
       const block = blocks.find((b) => `${page}:${b.line}` === failed);
       const report = `${failed}\n${block?.code ?? ''}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
