@@ -2,7 +2,7 @@
  * Seeded, realistic event data for benchmarks: 50 event names with a skewed distribution, 100k
  * distinct ids, sessions, nested properties, and a person per distinct id.
  */
-import type { DistinctIdRow, EventRow, PersonRow } from '../src/store/events/rows.js';
+import type { DistinctIdRow, EventRow, PersonRow } from '../test/helpers/events-insert.js';
 
 export function generator(seed = 42) {
   let s = seed;
@@ -73,7 +73,6 @@ export function eventRow(g: ReturnType<typeof generator>, i: number, teamId: num
     timestamp: ts(time),
     team_id: teamId,
     distinct_id: `user-${user}`,
-    $session_id: session,
     person_id: personId(user),
   };
 }

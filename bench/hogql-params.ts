@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { compileSelect } from '../src/hogql/compile.js';
 import { loadParser } from '../src/hogql/parse.js';
-import type { EventRow } from '../src/store/events/rows.js';
 import { openEventsStore } from '../src/store/events/store.js';
-import { insertEvents } from '../test/helpers/events-insert.js';
+import { type EventRow, insertEvents } from '../test/helpers/events-insert.js';
 
 const ROWS = 200_000;
 const SECONDS = 5;

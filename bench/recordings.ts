@@ -64,11 +64,10 @@ for (let i = 0; i < sessions; i++) {
     events.push({
       uuid: crypto.randomUUID(),
       event: 'purchase',
-      properties: JSON.stringify({ amount: i % 100 }),
+      properties: JSON.stringify({ amount: i % 100, $session_id: `s${i}` }),
       timestamp: formatTimestamp(start + 1000),
       team_id: team,
       distinct_id: `u${i % 5000}`,
-      $session_id: `s${i}`,
     });
   }
 }

@@ -15,16 +15,17 @@ function newest(path) {
   return latest;
 }
 
-export function distIsStale() {
+/** `root`: the checkout (another one in tests). */
+export function distIsStale(root = ROOT) {
   let built = Number.POSITIVE_INFINITY;
   try {
-    for (const out of OUTPUTS) built = Math.min(built, statSync(join(ROOT, out)).mtimeMs);
+    for (const out of OUTPUTS) built = Math.min(built, statSync(join(root, out)).mtimeMs);
   } catch {
     return true;
   }
   return INPUTS.some((input) => {
     try {
-      return newest(join(ROOT, input)) > built;
+      return newest(join(root, input)) > built;
     } catch {
       return false;
     }

@@ -66,6 +66,68 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, { summary: string; 
   'POST /api/personal_api_keys/': {
     readOnly: { summary: 'A key that may only run queries', value: { label: 'ci', scopes: ['query:read'] } },
   },
+  'POST /api/projects/:project_id/insights/': {
+    trend: {
+      summary: 'A saved trend: daily signups over the last 7 days',
+      value: {
+        name: 'Daily signups',
+        query: {
+          kind: 'TrendsQuery',
+          series: [{ kind: 'EventsNode', event: 'signed up' }],
+          dateRange: { date_from: '-7d' },
+        },
+      },
+    },
+    sql: {
+      summary: 'A saved HogQL table',
+      value: {
+        name: 'Top events',
+        query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event' },
+      },
+    },
+  },
+  'POST /api/projects/:project_id/dashboards/': {
+    filtered: {
+      summary: 'A pinned dashboard whose tiles show the last 30 days of pro users',
+      value: {
+        name: 'Growth',
+        pinned: true,
+        filters: { date_from: '-30d', properties: [{ key: 'plan', value: 'pro', type: 'event' }] },
+      },
+    },
+  },
+  'POST /api/projects/:project_id/annotations/': {
+    launch: {
+      summary: 'A launch marked on every chart of the organization',
+      value: { content: 'Launch', date_marker: '2024-03-05T10:00:00Z', scope: 'organization' },
+    },
+  },
+  'POST /api/projects/:project_id/feature_flags/': {
+    rollout: {
+      summary: 'A flag on for half of the users on the pro plan',
+      value: {
+        key: 'new-checkout',
+        name: 'New checkout',
+        filters: {
+          groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 50 }],
+        },
+      },
+    },
+  },
+  'POST /api/projects/:project_id/cohorts/': {
+    dynamic: {
+      summary: 'Persons on the pro plan (recalculated in the background)',
+      value: {
+        name: 'Pro users',
+        filters: {
+          properties: {
+            type: 'OR',
+            values: [{ type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] }],
+          },
+        },
+      },
+    },
+  },
   'POST /api/projects/:project_id/session_recording_playlists/': {
     filters: {
       summary: 'Recordings longer than five minutes',

@@ -62,20 +62,36 @@ function documentedBody(schema: unknown): unknown {
   return out;
 }
 
+type OpenApiDocument = {
+  paths?: Record<
+    string,
+    Record<string, { requestBody?: { content?: Record<string, { examples?: unknown }> } }>
+  >;
+};
+
 const UNKNOWN_FIELDS = 'Unknown fields are ignored, so an object read from the API can be sent back.';
 
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
-    transform: ({ schema, url, route }) => {
+    transform: ({ schema, url }) => {
       if (!schema?.body) return { schema, url };
       const body = documentedBody(schema.body) as Record<string, unknown>;
       body.description = body.description ? `${body.description} ${UNKNOWN_FIELDS}` : UNKNOWN_FIELDS;
-      const examples = [route.method]
-        .flat()
-        .map((method) => REQUEST_EXAMPLES[`${method} ${url}`])
-        .find(Boolean);
-      if (examples) body['x-examples'] = examples;
       return { schema: { ...schema, body }, url };
+    },
+    // Examples go in once the document is built: given to the generator inside the body schema,
+    // an example's `properties` list (a property filter, PostHog's name) was read as a schema's
+    // `properties` map and published as an object.
+    transformObject: (documentObject) => {
+      const document = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
+      for (const [route, examples] of Object.entries(REQUEST_EXAMPLES)) {
+        const [method, url] = route.split(' ') as [string, string];
+        const path = url.replace(/:(\w+)/g, '{$1}');
+        const media =
+          document.paths?.[path]?.[method.toLowerCase()]?.requestBody?.content?.['application/json'];
+        if (media) media.examples = examples;
+      }
+      return document;
     },
     openapi: {
       openapi: '3.1.0',

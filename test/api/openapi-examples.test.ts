@@ -23,6 +23,21 @@ describe(`OpenAPI request examples (${backend})`, () => {
     expect(Object.keys(query?.examples as object)).toEqual(['HogQL', 'Trends', 'Funnels']);
   });
 
+  it('shows examples on the main resources', () => {
+    for (const resource of [
+      'insights',
+      'dashboards',
+      'annotations',
+      'feature_flags',
+      'cohorts',
+      'actions',
+      'batch_exports',
+      'session_recording_playlists',
+    ]) {
+      expect(media('POST', `/api/projects/{project_id}/${resource}/`)?.examples, resource).toBeDefined();
+    }
+  });
+
   it('documents that unknown body fields are accepted (they are ignored, not refused)', async () => {
     const schema = media('POST', '/api/projects/{project_id}/query/')?.schema as Record<string, unknown>;
     expect(schema.additionalProperties).toBeUndefined();

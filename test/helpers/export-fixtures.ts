@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createScheduler, type Scheduler } from '../../src/domain/batch-exports/scheduler.js';
 import { exportDeps } from '../../src/server/batch-exports.js';
 import { formatTimestamp } from '../../src/store/events/insert.js';
-import type { EventRow } from '../../src/store/events/rows.js';
-import { insertEvents } from './events-insert.js';
+import { type EventRow, insertEvents } from './events-insert.js';
 import type { Harness } from './harness.js';
 
 /** A clock the test moves by hand; `null` means real time. */
@@ -32,7 +31,6 @@ export async function insertArrived(
     timestamp: ch(a.at),
     team_id: teamId,
     distinct_id: `user-${i % 3}`,
-    $session_id: String(a.properties?.$session_id ?? ''),
     inserted_at: ch(a.at),
   }));
   await insertEvents(h.stores.events, rows);

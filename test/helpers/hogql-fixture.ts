@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CompileOptions, compileSelect } from '../../src/hogql/compile.js';
 import { loadParser } from '../../src/hogql/parse.js';
-import type { EventRow } from '../../src/store/events/rows.js';
 import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
+import type { EventRow } from './events-insert.js';
 import {
   insertDistinctIds,
   insertEvents,
@@ -49,8 +49,8 @@ export function fixtureEvents(): EventRow[] {
     ev(TEAM, {
       distinct_id: 'd1',
       person_id: P1,
-      $session_id: 's1',
       properties: props({
+        $session_id: 's1',
         $browser: 'Chrome',
         $current_url: 'https://a.com/1',
         plan: 'pro',
@@ -66,31 +66,32 @@ export function fixtureEvents(): EventRow[] {
     ev(TEAM, {
       distinct_id: 'd1',
       person_id: P1,
-      $session_id: 's1',
       event: 'signup',
-      properties: props({ $browser: 'Chrome', plan: 'pro', n: 5 }),
+      properties: props({ $session_id: 's1', $browser: 'Chrome', plan: 'pro', n: 5 }),
       timestamp: '2025-01-15 10:05:00.000000',
     }),
     ev(TEAM, {
       distinct_id: 'd1b',
       person_id: P1,
-      $session_id: 's1',
-      properties: props({ $browser: 'Chrome', $current_url: 'https://a.com/2' }),
+      properties: props({ $session_id: 's1', $browser: 'Chrome', $current_url: 'https://a.com/2' }),
       timestamp: '2025-01-15 10:10:00.000000',
     }),
     ev(TEAM, {
       distinct_id: 'd2',
       person_id: P2,
-      $session_id: 's2',
-      properties: props({ $browser: 'Firefox', $current_url: 'https://b.com/', plan: 'free' }),
+      properties: props({
+        $session_id: 's2',
+        $browser: 'Firefox',
+        $current_url: 'https://b.com/',
+        plan: 'free',
+      }),
       timestamp: '2025-01-16 23:30:00.000000',
     }),
     ev(TEAM, {
       distinct_id: 'd2',
       person_id: P2,
-      $session_id: 's2',
       event: 'purchase',
-      properties: props({ $browser: 'Firefox', amount: 42.5 }),
+      properties: props({ $session_id: 's2', $browser: 'Firefox', amount: 42.5 }),
       timestamp: '2025-01-16 23:45:00.000000',
     }),
     ev(TEAM, {
@@ -129,18 +130,21 @@ export function fixtureEvents(): EventRow[] {
     ev(OTHER_TEAM, {
       distinct_id: SECRET,
       person_id: P_OTHER,
-      $session_id: SECRET,
       event: SECRET,
       $group_0: SECRET,
-      properties: props({ $browser: SECRET, plan: SECRET, $current_url: SECRET }),
-      elements_chain: SECRET,
+      properties: props({
+        $session_id: SECRET,
+        $elements_chain: SECRET,
+        $browser: SECRET,
+        plan: SECRET,
+        $current_url: SECRET,
+      }),
     }),
     ev(OTHER_TEAM, {
       distinct_id: 'd1',
       person_id: P_OTHER,
-      $session_id: 's1',
       event: SECRET,
-      properties: props({ $browser: SECRET }),
+      properties: props({ $session_id: 's1', $browser: SECRET }),
     }),
   ];
 }

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { materializedEventColumn } from '../../src/store/events/columns.js';
 import { formatTimestamp } from '../../src/store/events/insert.js';
 import { EVENTS_MIGRATIONS, migrateEvents } from '../../src/store/events/migrate.js';
-import type { EventRow } from '../../src/store/events/rows.js';
 import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
 import {
+  type EventRow,
   insertDistinctIds,
   insertEvents,
   insertPersons,
@@ -172,14 +172,19 @@ describe('events schema (chDB)', () => {
   it('sessions: the view aggregates entry/exit url and counts across inserts', async () => {
     await withStore('s_sessions', async (store) => {
       const url = (u: string) => JSON.stringify({ $current_url: u, $pathname: new URL(u).pathname });
+      // The session id is a property, as SDKs send it; capture copies it to `$session_id`.
       const s = (i: number, over: Partial<EventRow>) =>
-        event({ uuid: `0190b6a4-3333-7000-8000-00000000000${i}`, $session_id: 'S1', ...over });
+        event({
+          uuid: `0190b6a4-3333-7000-8000-00000000000${i}`,
+          ...over,
+          properties: JSON.stringify({ $session_id: 'S1', ...JSON.parse(over.properties ?? '{}') }),
+        });
       // Second insert carries the earliest event: entry must come from it, not from insert order.
       await insertEvents(store, [
         s(1, { timestamp: '2025-06-01 10:05:00.000000', properties: url('https://a.io/pricing') }),
         s(2, { timestamp: '2025-06-01 10:06:00.000000', event: '$autocapture', properties: '{}' }),
         s(3, { timestamp: '2025-06-01 10:20:00.000000', event: 'signed_up', properties: '{}' }),
-        event({ uuid: '0190b6a4-3333-7000-8000-000000000009', $session_id: '' }),
+        event({ uuid: '0190b6a4-3333-7000-8000-000000000009' }),
       ]);
       await insertEvents(store, [
         s(4, { timestamp: '2025-06-01 10:00:00.000000', properties: url('https://a.io/') }),

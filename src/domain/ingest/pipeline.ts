@@ -31,8 +31,12 @@ const TABLES: Array<[keyof WriteSet, string]> = [
   ['replay', 'session_replay_events_ingest'],
 ];
 
-/** One insert per table for everything gathered; events go as the lines requests encoded. */
-function createWriter(events: EventsStore) {
+/**
+ * One insert per table for everything gathered; events go as the lines requests encoded. Tests and
+ * benches write their rows through it too (test/helpers/events-insert.ts), so that a test row is
+ * written as a captured one is.
+ */
+export function createWriter(events: EventsStore) {
   return async (sets: WriteSet[]) => {
     for (const [part, table] of TABLES) {
       if (part === 'events') {

@@ -56,7 +56,8 @@ export function eventLine(teamId: number, e: CaptureEvent, p: PersonEnrichment, 
   return `${line}}\n`;
 }
 
-const personRow = (p: PersonRecord & { isDeleted: boolean }) => ({
+/** A person's `person` row (every change is a new row with a higher version). */
+export const personRow = (p: PersonRecord & { isDeleted: boolean }) => ({
   id: p.id,
   team_id: p.teamId,
   properties: JSON.stringify(p.properties),
@@ -66,7 +67,17 @@ const personRow = (p: PersonRecord & { isDeleted: boolean }) => ({
   is_deleted: p.isDeleted ? 1 : 0,
 });
 
-const groupRow = (g: GroupRecord) => ({
+/** A distinct id's `person_distinct_id2` row: its latest version says which person it is. */
+export const distinctIdRow = (d: PersonChanges['distinctIds'][number]) => ({
+  team_id: d.teamId,
+  distinct_id: d.distinctId,
+  person_id: d.personId,
+  version: d.version,
+  is_deleted: d.isDeleted ? 1 : 0,
+});
+
+/** A group's `groups` row: the latest version per (team, type index, key) wins. */
+export const groupRow = (g: GroupRecord) => ({
   team_id: g.teamId,
   group_type_index: g.groupTypeIndex,
   group_key: g.groupKey,
@@ -84,13 +95,7 @@ export interface WriteSet {
   events: Buffer;
   eventCount: number;
   person: ReturnType<typeof personRow>[];
-  person_distinct_id2: Array<{
-    team_id: number;
-    distinct_id: string;
-    person_id: string;
-    version: number;
-    is_deleted: number;
-  }>;
+  person_distinct_id2: ReturnType<typeof distinctIdRow>[];
   groups: ReturnType<typeof groupRow>[];
   replay: ReplayEventRow[];
   snapshots: SnapshotRow[];
@@ -109,13 +114,7 @@ export function writeSet(
     replay: replay.summaries,
     snapshots: replay.snapshots,
     person: [...changes.persons.values()].map(personRow),
-    person_distinct_id2: changes.distinctIds.map((d) => ({
-      team_id: d.teamId,
-      distinct_id: d.distinctId,
-      person_id: d.personId,
-      version: d.version,
-      is_deleted: d.isDeleted ? 1 : 0,
-    })),
+    person_distinct_id2: changes.distinctIds.map(distinctIdRow),
     groups: [...changes.groups.values()].map(groupRow),
   };
 }

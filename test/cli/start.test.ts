@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs script without types
+import { distIsStale } from '../../scripts/stale.mjs';
+import { dropSchema, freshSchema } from '../helpers/harness.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const OUTPUTS = ['dist/main.js', 'dist/cli/main.js', 'dist/web/index.html'];
+const mtimes = () => OUTPUTS.map((out) => statSync(join(ROOT, out)).mtimeMs);
+
+// `npm start` and `npx burrow` build only when a source is newer than dist/ (a build is ~1 s of
+// esbuild and vite on every start otherwise). Every test that may build dist/ is in this file, so
+// that no two builds write it at once.
+describe('npm start and npx burrow', () => {
+  const tree = mkdtempSync(join(tmpdir(), 'burrow-stale-'));
+  afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+  const file = (path: string, secondsAgo: number) => {
+    const at = new Date(Date.now() - secondsAgo * 1000);
+    mkdirSync(dirname(join(tree, path)), { recursive: true });
+    writeFileSync(join(tree, path), '');
+    utimesSync(join(tree, path), at, at);
+    // A folder's own time counts too (a deleted source changes it): keep the new folders old.
+    const old = new Date(Date.now() - 1000_000);
+    for (let dir = dirname(path); dir !== '.'; dir = dirname(dir)) utimesSync(join(tree, dir), old, old);
+  };
+
+  it('call dist/ stale when an output is missing or a source is newer', () => {
+    file('src/main.ts', 100);
+    file('web/src/app.tsx', 100);
+    file('package.json', 100);
+    expect(distIsStale(tree)).toBe(true); // nothing built
+    for (const out of OUTPUTS) file(out, 50);
+    expect(distIsStale(tree)).toBe(false);
+    file('web/src/app.tsx', 10); // an edit deep in a source folder
+    expect(distIsStale(tree)).toBe(true);
+    for (const out of OUTPUTS) file(out, 5);
+    expect(distIsStale(tree)).toBe(false);
+    file('package-lock.json', 1);
+    expect(distIsStale(tree)).toBe(true);
+  });
+
+  it('npm start keeps a fresh dist/ as it is', () => {
+    // Bring this checkout's dist/ up to date first, as the first start after a change would.
+    if (distIsStale())
+      expect(spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT }).status).toBe(0);
+    const before = mtimes();
+    const started = Date.now();
+    const prestart = spawnSync('npm', ['run', '--silent', 'prestart'], { cwd: ROOT, encoding: 'utf8' });
+    expect(prestart.status, prestart.stderr).toBe(0);
+    expect(mtimes()).toEqual(before);
+    expect(Date.now() - started).toBeLessThan(20_000); // npm's own start-up; a build would rewrite dist/
+  }, 120_000);
+
+  // The package's bin entry: bin/burrow.mjs, which runs the built CLI (building first if stale).
+  it('npx burrow runs the CLI (package.json bin)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'burrow-npx-'));
+    const schema = await freshSchema();
+    try {
+      const run = spawnSync('npx', ['--no', 'burrow', 'bootstrap'], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          BURROW_DATA_DIR: dataDir,
+          ...(schema ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+        },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(run.status, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ project_id: 1, file: join(dataDir, 'bootstrap.json') });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      if (schema) await dropSchema(schema);
+    }
+  }, 180_000);
+});
