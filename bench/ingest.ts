@@ -3,7 +3,8 @@
  * against the built server in another, versus the engine's own insert of the rows Burrow stored,
  * measured in the same run (the ratio is the figure issue 22 sets a goal for: ≥ 0.6).
  * Usage: npm run build && npm run bench:ingest [-- --events 200000 --concurrency 16]
- * BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the server.
+ * BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the server; BENCH_SERVER=<dist/main.js>
+ * runs another build (before/after comparisons in one sitting).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -50,7 +51,9 @@ const samples = Array.from({ length: total }, (_, i) => event(i));
 const server = mkdtempSync(join(tmpdir(), 'burrow-bench-ingest-'));
 const port = 18_000 + Math.floor(Math.random() * 1000);
 const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/main.js')], {
+// BENCH_SERVER=<path to another build's dist/main.js> runs the same load against it (before/after).
+const serverScript = process.env.BENCH_SERVER ?? join(ROOT, 'dist/main.js');
+const child = spawn(process.execPath, [...nodeArgs, serverScript], {
   env: { ...process.env, BURROW_DATA_DIR: server, PORT: String(port), LOG_LEVEL: 'warn' },
   stdio: 'inherit',
 });
