@@ -127,12 +127,15 @@ const stored = (
     `SELECT formatRowNoNewline('JSONEachRow', *) AS line FROM burrow.events`,
   )
 ).map((r) => `${r.line}\n`);
-const storedPersons = (await store.query<{ n: number }>('SELECT uniqExact(person_id) AS n FROM burrow.events'))[0]?.n;
+const storedPersons = (
+  await store.query<{ n: number }>('SELECT uniqExact(person_id) AS n FROM burrow.events')
+)[0]?.n;
 await store.close();
 const floor = await openEventsStore({ dataDir: server, database: 'burrow_floor' });
 const chunkRows = Number(process.env.INGEST_BATCH_ROWS ?? 20_000);
 const chunks: Buffer[] = [];
-for (let i = 0; i < stored.length; i += chunkRows) chunks.push(Buffer.from(stored.slice(i, i + chunkRows).join('')));
+for (let i = 0; i < stored.length; i += chunkRows)
+  chunks.push(Buffer.from(stored.slice(i, i + chunkRows).join('')));
 // One row first: the first insert of a process pays the engine's warm-up.
 await floor.insertEncoded('events', Buffer.from(stored[0] ?? ''));
 const rawStart = performance.now();

@@ -1,13 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import {
-  brotliDecompress,
-  brotliDecompressSync,
-  gunzip,
-  gunzipSync,
-  inflate,
-  inflateSync,
-} from 'node:zlib';
+import { brotliDecompress, brotliDecompressSync, gunzip, gunzipSync, inflate, inflateSync } from 'node:zlib';
 
 // How long decoding may hold the event loop before yielding (as the ingest pipeline's slices).
 const SLICE_MS = 3;

@@ -326,7 +326,8 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
       server ??= createClient({
         url: options.clickhouseUrl,
         request_timeout: 600_000,
-        max_open_connections: limits.queryConcurrency + limits.exportConcurrency + limits.writeConcurrency + 1,
+        max_open_connections:
+          limits.queryConcurrency + limits.exportConcurrency + limits.writeConcurrency + 1,
       });
       return { client: server };
     }
