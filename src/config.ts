@@ -22,6 +22,8 @@ export interface Config {
   ingestBatchRows: number;
   ingestBatchDelayMs: number;
   ingestMaxPendingRows: number;
+  /** Capture inserts that may run at once (each on its own engine session). */
+  ingestWriters: number;
   /** Per capture request (docs/limits.md): bytes once decompressed, events, nesting depth. */
   captureMaxDecodedBytes: number;
   captureMaxEvents: number;
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchRows: int(env, 'INGEST_BATCH_ROWS', 20_000, 1, 1_000_000),
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
+    ingestWriters: int(env, 'INGEST_WRITERS', 1, 1, 16),
     captureMaxDecodedBytes: int(env, 'CAPTURE_MAX_DECODED_BYTES', 25 * MiB, 64 * 1024, 1024 * MiB),
     captureMaxEvents: int(env, 'CAPTURE_MAX_EVENTS', 10_000, 1, 1_000_000),
     captureMaxJsonDepth: int(env, 'CAPTURE_MAX_JSON_DEPTH', 128, 8, 1000),

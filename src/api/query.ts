@@ -1,14 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { resolveActions } from '../domain/actions/resolve.js';
-import { queryError } from '../domain/query/errors.js';
 import { executeQueryRequest } from '../domain/query/execute.js';
 import type { DashboardFilter } from '../domain/query/filters.js';
-import { nodePath, type QueryNode, unwrapQuery } from '../domain/query/kinds.js';
-import { runnableKinds, runnerFor } from '../domain/query/run.js';
 import { scope } from '../domain/scopes.js';
-import { ApiError } from '../errors.js';
 import type { QueryRuntime } from '../execution/runtime.js';
 import { loadParser } from '../hogql/parse.js';
 import { projectAccessOf } from '../server/auth.js';

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import { brotliDecompress, brotliDecompressSync, gunzip, gunzipSync, inflate, inflateSync } from 'node:zlib';
 
 // How long decoding may hold the event loop before yielding (as the ingest pipeline's slices).
 const SLICE_MS = 3;
@@ -27,13 +27,41 @@ export function runSync<T>(steps: Steps<T>): T {
   return next.value;
 }
 
+const inflatersSync = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync };
+
 const inflaters = {
   gzip: promisify(gunzip),
   deflate: promisify(inflate),
   br: promisify(brotliDecompress),
 };
 
+/**
+ * Bodies up to this size compressed are first inflated in line, with the output capped at
+ * `INLINE_MAX_OUTPUT`. zlib's asynchronous path costs the event loop about as much as inflating a
+ * small body outright (the write into the stream and its callbacks), plus a stream, a thread-pool
+ * round trip per 16 KiB of output and a final copy: for the usual SDK batch (a few KiB of gzip,
+ * tens of KiB of JSON) it took 3-4 times the CPU of the synchronous call (BENCHMARKS.md, "Capture").
+ * The cap bounds what one in-line call can hold the event loop for (about a millisecond); a body
+ * that inflates past it is started again on the thread pool with the request's own limit.
+ */
+export const INLINE_MAX_INPUT = 64 * 1024;
+export const INLINE_MAX_OUTPUT = 1024 * 1024;
+
+function inflateInline(bytes: Buffer, codec: Codec, max: number): Buffer | undefined {
+  if (bytes.length > INLINE_MAX_INPUT) return undefined;
+  const cap = Math.min(max, INLINE_MAX_OUTPUT);
+  try {
+    return inflatersSync[codec](bytes, { maxOutputLength: cap });
+  } catch (error) {
+    // Past the in-line cap but maybe within the request's: the thread pool decides.
+    if (cap < max && (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw decompressError(error, codec, max);
+  }
+}
+
 async function inflateAsync(bytes: Buffer, codec: Codec, max: number): Promise<Buffer> {
+  const inline = inflateInline(bytes, codec, max);
+  if (inline) return inline;
   try {
     return await inflaters[codec](bytes, { maxOutputLength: max });
   } catch (error) {

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NIL = '00000000-0000-0000-0000-000000000000';
 
 /** A hyphenated UUID of any version, lower-cased; the nil UUID and anything else are not kept. */
 export function validUuid(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !UUID.test(value)) return undefined;
+  if (typeof value !== 'string') return undefined;
+  // What the SDKs send: already lower case, kept as the same string (no copy).
+  if (LOWER.test(value)) return value === NIL ? undefined : value;
+  if (!UUID.test(value)) return undefined;
   const lower = value.toLowerCase();
   return lower === NIL ? undefined : lower;
 }

@@ -133,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       maxRows: config.ingestBatchRows,
       maxDelayMs: config.ingestBatchDelayMs,
       maxPendingRows: config.ingestMaxPendingRows,
+      writers: config.ingestWriters,
     },
   );
   installBackground(app, [

@@ -26,6 +26,7 @@ export async function openStores(config: Config): Promise<Stores> {
         queryConcurrency: config.queryConcurrency,
         queryTeamShare: config.queryTeamShare,
         exportConcurrency: config.exportQueryConcurrency,
+        writeConcurrency: config.ingestWriters,
         memoryLimitBytes: config.engineMemoryLimit,
       },
     });

@@ -5,8 +5,9 @@ import LZString from 'lz-string';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBase64 } from '../../src/capture/bytes.js';
-import { decodeCapture } from '../../src/capture/decode.js';
+import { decodeCapture, decodeCaptureAsync } from '../../src/capture/decode.js';
 import { normalizeEvent, parseTime } from '../../src/capture/normalize.js';
+import { INLINE_MAX_INPUT, INLINE_MAX_OUTPUT } from '../../src/capture/steps.js';
 import type { DecodeInput, RawEvent } from '../../src/capture/types.js';
 import { uuidv7, validUuid } from '../../src/capture/uuid.js';
 import { ApiError } from '../../src/errors.js';
@@ -433,6 +434,18 @@ describe('normalizeEvent', () => {
     expect(ts({ timestamp: '+100000-01-01T00:00:00Z' })).toBe(now.toISOString());
   });
 
+  it('with `consume`, reuses the raw properties instead of copying them', () => {
+    const properties = { a: 1 };
+    expect(normalizeEvent(raw({ properties }), { now }).properties).not.toBe(properties);
+    const consumed = normalizeEvent(raw({ properties, $set: { b: 2 } }), {
+      now,
+      ip: '10.0.0.1',
+      consume: true,
+    });
+    expect(consumed.properties).toBe(properties);
+    expect(consumed.properties).toEqual({ a: 1, $set: { b: 2 }, $ip: '10.0.0.1' });
+  });
+
   it('keeps a valid uuid (lower-cased), else generates a v7', () => {
     const given = '0190F5B2-1C3D-7E4F-8A9B-0C1D2E3F4A5B';
     expect(normalizeEvent(raw({ uuid: given }), { now }).uuid).toBe(given.toLowerCase());
@@ -480,5 +493,52 @@ describe('normalizeEvent', () => {
     const clean = normalizeEvent(decoded.events[0]!, { now });
     expect(clean.properties).toEqual({ a: 1 });
     expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
+
+describe('gzip bodies inflated in line or on the thread pool', () => {
+  const batch = (events: number, pad: number) =>
+    JSON.stringify({
+      api_key: 'tok',
+      batch: Array.from({ length: events }, (_, i) => ({
+        event: 'e',
+        distinct_id: `d${i}`,
+        properties: { pad: 'x'.repeat(pad) },
+      })),
+    });
+  const input = (json: string): DecodeInput => ({
+    method: 'POST',
+    contentEncoding: 'gzip',
+    query: {},
+    body: gzipSync(json),
+  });
+
+  it('a small body past the in-line output cap is decoded on the thread pool, within the limit', async () => {
+    const json = batch(200, 10_000);
+    const body = gzipSync(json);
+    expect(body.length).toBeLessThan(INLINE_MAX_INPUT);
+    expect(json.length).toBeGreaterThan(INLINE_MAX_OUTPUT);
+    const decoded = await decodeCaptureAsync(input(json), { maxDecodedBytes: 4 * 1024 * 1024 });
+    expect(decoded.events).toHaveLength(200);
+    await expect(
+      decodeCaptureAsync(input(json), { maxDecodedBytes: 1.5 * 1024 * 1024 }),
+    ).rejects.toMatchObject({
+      status: 413,
+      code: 'request_too_large',
+    });
+  });
+
+  it('a limit below the in-line cap is held in line: 413; corrupt gzip: 400', async () => {
+    const json = batch(50, 4_000);
+    expect(json.length).toBeLessThan(INLINE_MAX_OUTPUT);
+    await expect(decodeCaptureAsync(input(json), { maxDecodedBytes: 100 * 1024 })).rejects.toMatchObject({
+      status: 413,
+      code: 'request_too_large',
+    });
+    expect((await decodeCaptureAsync(input(json), { maxDecodedBytes: 1024 * 1024 })).events).toHaveLength(50);
+    const corrupt = gzipSync(json).subarray(0, 200);
+    await expect(
+      decodeCaptureAsync({ method: 'POST', contentEncoding: 'gzip', query: {}, body: corrupt }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 });

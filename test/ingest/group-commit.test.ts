@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createGroupCommit } from '../../src/domain/ingest/group-commit.js';
 
 describe('group commit', () => {
@@ -125,5 +125,34 @@ describe('group commit', () => {
     // 4 + 4 = 8 < 10 takes a third item (12 rows); the last goes alone.
     expect(writes).toEqual([[10], [4, 4, 4], [4]]);
     expect(commit.pendingRows()).toBe(0);
+  });
+
+  it('with two writers, work that arrives during a write goes out in a second write at once', async () => {
+    const started: number[][] = [];
+    const releases: Array<() => void> = [];
+    const commit = createGroupCommit<number>(
+      (items) => {
+        started.push(items);
+        return new Promise<void>((r) => releases.push(r));
+      },
+      () => 1,
+      { maxRows: 100, maxDelayMs: 1, maxPendingRows: 100, writers: 2 },
+    );
+    const first = commit.add(1);
+    await vi.waitFor(() => expect(started).toEqual([[1]]));
+    const second = commit.add(2);
+    await vi.waitFor(() => expect(started).toEqual([[1], [2]]));
+    // Both writers busy: the next work waits for one of them, then goes out whole.
+    const third = Promise.all([commit.add(3), commit.add(4)]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(started).toHaveLength(2);
+    releases[1]?.();
+    await second;
+    await vi.waitFor(() => expect(started).toEqual([[1], [2], [3, 4]]));
+    releases[0]?.();
+    releases[2]?.();
+    await Promise.all([first, third]);
+    expect(commit.pendingRows()).toBe(0);
+    await commit.close();
   });
 });

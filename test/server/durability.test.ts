@@ -11,7 +11,8 @@ import { runTs } from '../helpers/process.js';
  * kill -9 in the middle of a capture load: every event that got a 200 must be there after a
  * restart, and the stores must open cleanly.
  */
-describe(`capture durability under kill -9 (${backend})`, () => {
+// With INGEST_WRITERS=2 two inserts run at once on their own sessions: each still answers its own.
+describe.each(['1', '2'])(`capture durability under kill -9 (${backend}, INGEST_WRITERS=%s)`, (writers) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'burrow-kill-'));
   let schema: string | undefined;
   afterAll(async () => {
@@ -27,6 +28,7 @@ describe(`capture durability under kill -9 (${backend})`, () => {
       DATABASE_URL: process.env.DATABASE_URL,
       DATABASE_SCHEMA: schema,
       INGEST_BATCH_DELAY_MS: '5',
+      INGEST_WRITERS: writers,
     };
     const server = runTs('src/main.ts', [], env);
     const base = JSON.parse(await server.waitFor(/burrow ready/)).url as string;

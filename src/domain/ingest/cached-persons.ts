@@ -1,6 +1,7 @@
 import type { PersonCache } from './person-cache.js';
 import { wouldUpdatePerson } from './person-updates.js';
 import type { EventForPersons, PersonEnrichment } from './persons.js';
+import { NO_GROUPS } from './rows.js';
 
 /** Events that change who is who; they always go through the metadata transaction. */
 const IDENTITY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
@@ -24,9 +25,10 @@ export function enrichFromCache(
     if (IDENTITY_EVENTS.has(e.event)) return undefined;
     const person = cache.get(teamId, e.distinctId);
     if (!person || wouldUpdatePerson(person.properties, e.properties)) return undefined;
-    const groups: PersonEnrichment['groups'] = ['', '', '', '', ''];
+    let groups = NO_GROUPS;
     const $groups = e.properties.$groups;
     if ($groups && typeof $groups === 'object') {
+      groups = ['', '', '', '', ''];
       for (const [type, key] of Object.entries($groups)) {
         const index = cache.groupType(teamId, type);
         if (index === undefined) return undefined;

@@ -74,6 +74,8 @@ export interface EngineLimits {
   queryTeamShare: number;
   /** Sessions of the `export` lane (batch exports). */
   exportConcurrency: number;
+  /** Sessions of the `write` lane: capture's inserts that may run at once (group commit writers). */
+  writeConcurrency: number;
   /** Engine memory for all statements together, split evenly between the lanes' sessions. */
   memoryLimitBytes: number;
 }
@@ -82,6 +84,7 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   queryConcurrency: 4,
   queryTeamShare: 2,
   exportConcurrency: 1,
+  writeConcurrency: 1,
   memoryLimitBytes: 12 * 1024 ** 3,
 };
 
@@ -136,7 +139,7 @@ function wrap(
   const chdb = backend === 'chdb';
   // Every statement gets an equal part of the engine's memory: one session runs one statement at
   // a time, so together they stay under the limit, and a statement past its part fails alone.
-  const sessions = limits.queryConcurrency + limits.exportConcurrency + 1;
+  const sessions = limits.queryConcurrency + limits.exportConcurrency + limits.writeConcurrency;
   const memoryPerStatement = Math.max(64 * 1024 ** 2, Math.floor(limits.memoryLimitBytes / sessions));
   const laneSettings: Record<LaneName, Record<string, number>> = {
     write: { max_memory_usage: memoryPerStatement, max_execution_time: 0 },
@@ -323,7 +326,8 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
       server ??= createClient({
         url: options.clickhouseUrl,
         request_timeout: 600_000,
-        max_open_connections: limits.queryConcurrency + limits.exportConcurrency + 2,
+        max_open_connections:
+          limits.queryConcurrency + limits.exportConcurrency + limits.writeConcurrency + 1,
       });
       return { client: server };
     }
@@ -350,7 +354,7 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
   };
   const sessions = (n: number) => Array.from({ length: n }, session);
   const lanes: Record<LaneName, Lane<Session>> = {
-    write: new Lane('write', sessions(1), 1, drain),
+    write: new Lane('write', sessions(limits.writeConcurrency), limits.writeConcurrency, drain),
     query: new Lane('query', sessions(limits.queryConcurrency), limits.queryTeamShare, drain),
     export: new Lane('export', sessions(limits.exportConcurrency), limits.exportConcurrency, drain),
   };
