@@ -8,7 +8,6 @@ import {
   getDashboard,
   listProjectDashboards,
 } from '../domain/saved/dashboards.js';
-import { refreshModeOf } from '../domain/saved/results.js';
 import { scope } from '../domain/scopes.js';
 import type { ExecutionMode } from '../execution/refresh.js';
 import type { QueryRuntime } from '../execution/runtime.js';
@@ -17,7 +16,7 @@ import { Paginated, pageOf, paginate } from '../server/pagination.js';
 import { type DashboardRecord, tilesOfInsights } from '../store/meta/dashboards.js';
 import { findSharing } from '../store/meta/sharing.js';
 import type { ApiPlugin } from './context.js';
-import { abortOnClose, filtersParam, idOf, usersById } from './saved-common.js';
+import { abortOnClose, filtersParam, idOf, refreshModeOf, usersById } from './saved-common.js';
 import { ProjectIdParams } from './schemas/common.js';
 import {
   Dashboard,

@@ -9,12 +9,7 @@ import {
   getInsight,
   listProjectInsights,
 } from '../domain/saved/insights.js';
-import {
-  boundedAll,
-  type InsightResultFields,
-  insightResult,
-  refreshModeOf,
-} from '../domain/saved/results.js';
+import { boundedAll, insightResult } from '../domain/saved/results.js';
 import { scope } from '../domain/scopes.js';
 import { notFound } from '../errors.js';
 import type { QueryRuntime } from '../execution/runtime.js';
@@ -23,12 +18,20 @@ import { Paginated, pageOf, paginate } from '../server/pagination.js';
 import { findDashboard, tilesOfInsights } from '../store/meta/dashboards.js';
 import type { InsightRecord } from '../store/meta/insights.js';
 import type { ApiPlugin } from './context.js';
-import { abortOnClose, filtersParam, idOf, usersById, variablesParam } from './saved-common.js';
+import {
+  abortOnClose,
+  filtersParam,
+  idOf,
+  refreshModeOf,
+  usersById,
+  variablesParam,
+} from './saved-common.js';
 import { ProjectIdParams } from './schemas/common.js';
 import {
   Insight,
   InsightBody,
   InsightListQuery,
+  type InsightResults,
   InsightRetrieveQuery,
   ItemIdParams,
   toInsight,
@@ -41,10 +44,7 @@ const write = scope('insight', 'write');
 
 export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
   /** Insights as PostHog shows them, with their dashboards, users and results. */
-  const shape = async (
-    insights: InsightRecord[],
-    results: (i: InsightRecord) => Promise<InsightResultFields>,
-  ) => {
+  const shape = async (insights: InsightRecord[], results: (i: InsightRecord) => Promise<InsightResults>) => {
     const [tiles, users, computed] = await Promise.all([
       tilesOfInsights(
         deps.meta,
@@ -59,7 +59,7 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
         TILE_CONCURRENCY,
       ),
     ]);
-    return insights.map((i, n) => toInsight(i, { tiles, users, result: computed[n] as InsightResultFields }));
+    return insights.map((i, n) => toInsight(i, { tiles, users, result: computed[n] as InsightResults }));
   };
 
   /** Cached results only (never calculated): what a list or a write answers with. */

@@ -1,8 +1,6 @@
-import type { ExecutionMode } from '../../execution/refresh.js';
-import type { ExecuteQueryOutcome } from '../../execution/request.js';
-import type { QueryService } from '../../execution/service.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
+import type { ExecutionAnswer, ExecutionMode, QueryExecution } from './execution-port.js';
 import type { DashboardFilter } from './filters.js';
 import { prepareQuery } from './prepare.js';
 
@@ -28,11 +26,11 @@ export interface QueryRunRequest {
  * One query through the cache and the refresh modes: what `/query`, saved insights and dashboard
  * tiles all call, so an insight and the same query sent to `/query` share one cache entry.
  */
-export async function executeQueryRequest(
+export async function executeQueryRequest<A extends ExecutionAnswer>(
   deps: Deps,
-  service: QueryService,
+  service: QueryExecution<A>,
   request: QueryRunRequest,
-): Promise<ExecuteQueryOutcome<object>> {
+): Promise<A> {
   const team = request.team;
   const prepared = await prepareQuery(
     deps,
