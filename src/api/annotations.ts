@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import {
   ANNOTATION_SCOPES,
+  annotationTargets,
   changeAnnotation,
   createAnnotation,
   dateParam,
@@ -13,10 +14,8 @@ import { validationError } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { AnnotationRecord, AnnotationScope } from '../store/meta/annotations.js';
-import { findDashboard } from '../store/meta/dashboards.js';
-import { findInsights } from '../store/meta/insights.js';
 import type { ApiPlugin } from './context.js';
-import { idOf, usersById } from './saved-common.js';
+import { idOf } from './saved-common.js';
 import {
   DateTime,
   Nullable,
@@ -80,24 +79,7 @@ const ListQuery = Type.Object({
 
 export const annotationRoutes: ApiPlugin = async (app, { deps }) => {
   const shapeAll = async (teamId: number, items: AnnotationRecord[]) => {
-    const [users, insights] = await Promise.all([
-      usersById(
-        deps.meta,
-        items.map((a) => a.createdBy),
-      ),
-      findInsights(
-        deps.meta,
-        teamId,
-        items.flatMap((a) => (a.insightId === null ? [] : [a.insightId])),
-      ),
-    ]);
-    const dashboards = new Map<number, string | null>();
-    for (const a of items)
-      if (a.dashboardId !== null && !dashboards.has(a.dashboardId))
-        dashboards.set(
-          a.dashboardId,
-          (await findDashboard(deps.meta, a.teamId, a.dashboardId))?.name ?? null,
-        );
+    const { users, insights, dashboardNames: dashboards } = await annotationTargets(deps, teamId, items);
     return items.map((a) => {
       const insight = insights.find((i) => i.id === a.insightId);
       const user = a.createdBy === null ? undefined : users.get(a.createdBy);

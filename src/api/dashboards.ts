@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { ProjectAccess } from '../domain/access.js';
-import { dashboardTiles } from '../domain/saved/dashboard-view.js';
+import { usersById } from '../domain/accounts/users.js';
+import { dashboardView } from '../domain/saved/dashboard-view.js';
 import {
   changeDashboard,
   createDashboard,
@@ -8,15 +9,15 @@ import {
   getDashboard,
   listProjectDashboards,
 } from '../domain/saved/dashboards.js';
+import { isDashboardShared } from '../domain/saved/sharing.js';
 import { scope } from '../domain/scopes.js';
 import type { ExecutionMode } from '../execution/refresh.js';
 import type { QueryRuntime } from '../execution/runtime.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { Paginated, pageOf, paginate } from '../server/pagination.js';
-import { type DashboardRecord, tilesOfInsights } from '../store/meta/dashboards.js';
-import { findSharing } from '../store/meta/sharing.js';
+import type { DashboardRecord } from '../store/meta/dashboards.js';
 import type { ApiPlugin } from './context.js';
-import { abortOnClose, filtersParam, idOf, refreshModeOf, usersById } from './saved-common.js';
+import { abortOnClose, filtersParam, idOf, refreshModeOf } from './saved-common.js';
 import { ProjectIdParams } from './schemas/common.js';
 import {
   Dashboard,
@@ -35,34 +36,18 @@ const read = scope('dashboard', 'read');
 const write = scope('dashboard', 'write');
 
 export const dashboardRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
-  const isShared = async (d: DashboardRecord) =>
-    (await findSharing(deps.meta, d.teamId, { dashboardId: d.id }))?.enabled ?? false;
-
   /** The dashboard with its tiles; `mode` decides whether tiles are calculated or read from cache. */
   const full = async (
     access: ProjectAccess,
     d: DashboardRecord,
     options: { mode: ExecutionMode; filters?: ReturnType<typeof filtersParam>; signal?: AbortSignal },
   ) => {
-    const views = await dashboardTiles(deps, query.service, access.team, d, {
+    const { views, ...extra } = await dashboardView(deps, query.service, access.team, d, {
       mode: options.mode,
       filtersOverride: options.filters ?? null,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const insights = views.flatMap((v) => (v.insight ? [v.insight] : []));
-    const [users, insightTiles, shared] = await Promise.all([
-      usersById(deps.meta, [
-        d.createdBy,
-        ...views.map((v) => v.tile.textCreatedBy),
-        ...insights.flatMap((i) => [i.createdBy, i.lastModifiedBy]),
-      ]),
-      tilesOfInsights(
-        deps.meta,
-        insights.map((i) => i.id),
-      ),
-      isShared(d),
-    ]);
-    return toDashboard(d, views, { users, shared, insightTiles });
+    return toDashboard(d, views, extra);
   };
 
   for (const prefix of PROJECT_PREFIXES) {
@@ -94,11 +79,13 @@ export const dashboardRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, {
           page,
         );
         const users = await usersById(
-          deps.meta,
+          deps,
           data.results.map((d) => d.createdBy),
         );
         const results = await Promise.all(
-          data.results.map(async (d) => toDashboardBasic(d, { users, shared: await isShared(d) })),
+          data.results.map(async (d) =>
+            toDashboardBasic(d, { users, shared: await isDashboardShared(deps, d) }),
+          ),
         );
         return paginate(request, page, { count: data.count, results });
       },

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ProjectAccess } from '../domain/access.js';
-import { TILE_CONCURRENCY } from '../domain/saved/dashboard-view.js';
+import { getLiveDashboard } from '../domain/saved/dashboards.js';
+import { insightViews } from '../domain/saved/insight-view.js';
 import {
   changeInsight,
   createInsight,
@@ -9,23 +10,14 @@ import {
   getInsight,
   listProjectInsights,
 } from '../domain/saved/insights.js';
-import { boundedAll, insightResult } from '../domain/saved/results.js';
+import { insightResult } from '../domain/saved/results.js';
 import { scope } from '../domain/scopes.js';
-import { notFound } from '../errors.js';
 import type { QueryRuntime } from '../execution/runtime.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { Paginated, pageOf, paginate } from '../server/pagination.js';
-import { findDashboard, tilesOfInsights } from '../store/meta/dashboards.js';
 import type { InsightRecord } from '../store/meta/insights.js';
 import type { ApiPlugin } from './context.js';
-import {
-  abortOnClose,
-  filtersParam,
-  idOf,
-  refreshModeOf,
-  usersById,
-  variablesParam,
-} from './saved-common.js';
+import { abortOnClose, filtersParam, idOf, refreshModeOf, variablesParam } from './saved-common.js';
 import { ProjectIdParams } from './schemas/common.js';
 import {
   Insight,
@@ -45,21 +37,10 @@ const write = scope('insight', 'write');
 export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
   /** Insights as PostHog shows them, with their dashboards, users and results. */
   const shape = async (insights: InsightRecord[], results: (i: InsightRecord) => Promise<InsightResults>) => {
-    const [tiles, users, computed] = await Promise.all([
-      tilesOfInsights(
-        deps.meta,
-        insights.map((i) => i.id),
-      ),
-      usersById(
-        deps.meta,
-        insights.flatMap((i) => [i.createdBy, i.lastModifiedBy]),
-      ),
-      boundedAll(
-        insights.map((i) => () => results(i)),
-        TILE_CONCURRENCY,
-      ),
-    ]);
-    return insights.map((i, n) => toInsight(i, { tiles, users, result: computed[n] as InsightResults }));
+    const view = await insightViews(deps, insights, results);
+    return insights.map((i, n) =>
+      toInsight(i, { tiles: view.tiles, users: view.users, result: view.results[n] as InsightResults }),
+    );
   };
 
   /** Cached results only (never calculated): what a list or a write answers with. */
@@ -164,8 +145,7 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
         let filtersOverride = filtersParam(q.filters_override);
         let dashboardId: number | null = null;
         if (q.from_dashboard !== undefined) {
-          const dashboard = await findDashboard(deps.meta, access.team.id, q.from_dashboard);
-          if (!dashboard || dashboard.deleted) throw notFound();
+          const dashboard = await getLiveDashboard(deps, access, q.from_dashboard);
           dashboardId = dashboard.id;
           filtersOverride ??= dashboard.filters;
         }

@@ -4,8 +4,6 @@ import { checkDashboardFilter } from '../domain/query/prepare.js';
 import { isId } from '../domain/saved/fields.js';
 import { notFound, validationError } from '../errors.js';
 import { EXECUTION_MODES, type ExecutionMode, executionModeFromRefresh } from '../execution/refresh.js';
-import type { MetaDb } from '../store/meta/db.js';
-import { findUser, type UserRecord } from '../store/meta/users.js';
 
 /** Helpers shared by the insight, dashboard, annotation and sharing routes. */
 
@@ -14,13 +12,6 @@ export const idOf = (raw: string) => {
   if (!isId(raw)) throw notFound();
   return Number(raw);
 };
-
-/** The users named by created_by / last_modified_by, each read once per response. */
-export async function usersById(db: MetaDb, ids: (number | null)[]): Promise<Map<number, UserRecord>> {
-  const unique = [...new Set(ids.filter((x): x is number => x !== null))];
-  const users = await Promise.all(unique.map((id) => findUser(db, id)));
-  return new Map(users.filter((u): u is UserRecord => !!u).map((u) => [u.id, u]));
-}
 
 /** A JSON object carried in a query string parameter (PostHog's `filters_override=`). */
 export function jsonParam(raw: string | undefined, attr: string): unknown {

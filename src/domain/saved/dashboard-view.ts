@@ -1,10 +1,17 @@
-import { type DashboardRecord, type TileRecord, tilesOf } from '../../store/meta/dashboards.js';
+import {
+  type DashboardRecord,
+  type TileRecord,
+  tilesOf,
+  tilesOfInsights,
+} from '../../store/meta/dashboards.js';
 import { findInsights, type InsightRecord } from '../../store/meta/insights.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
+import { usersById } from '../accounts/users.js';
 import type { Deps } from '../deps.js';
 import type { ExecutionAnswer, ExecutionMode, QueryExecution } from '../query/execution-port.js';
 import type { DashboardFilter } from '../query/filters.js';
 import { boundedAll, type InsightResultFields, insightResult } from './results.js';
+import { isDashboardShared } from './sharing.js';
 
 /** Tiles of one dashboard calculated at once; the executor's own bounds apply beyond this. */
 export const TILE_CONCURRENCY = 4;
@@ -64,4 +71,32 @@ export async function dashboardTiles<S>(
     }),
     TILE_CONCURRENCY,
   );
+}
+
+/**
+ * A dashboard with all its response shows: the tiles with results, the users named (creator, text
+ * tiles' authors, insights' authors), the tiles placing its insights (their `dashboards`), `is_shared`.
+ */
+export async function dashboardView<S>(
+  deps: Deps,
+  service: QueryExecution<ExecutionAnswer<S>>,
+  team: TeamRecord,
+  dashboard: DashboardRecord,
+  options: { mode: ExecutionMode; filtersOverride?: DashboardFilter | null; signal?: AbortSignal },
+) {
+  const views = await dashboardTiles(deps, service, team, dashboard, options);
+  const insights = views.flatMap((v) => (v.insight ? [v.insight] : []));
+  const [users, insightTiles, shared] = await Promise.all([
+    usersById(deps, [
+      dashboard.createdBy,
+      ...views.map((v) => v.tile.textCreatedBy),
+      ...insights.flatMap((i) => [i.createdBy, i.lastModifiedBy]),
+    ]),
+    tilesOfInsights(
+      deps.meta,
+      insights.map((i) => i.id),
+    ),
+    isDashboardShared(deps, dashboard),
+  ]);
+  return { views, users, insightTiles, shared };
 }
