@@ -16,13 +16,7 @@ import type { AnnotationRecord, AnnotationScope } from '../store/meta/annotation
 import type { ApiPlugin } from './context.js';
 import { resourceRoutes } from './resource-routes.js';
 import { idOf } from './saved-common.js';
-import {
-  DateTime,
-  Nullable,
-  NullableDateTime,
-  toUserBasic,
-  UserBasic,
-} from './schemas/common.js';
+import { DateTime, Nullable, NullableDateTime, toUserBasic, UserBasic } from './schemas/common.js';
 import { ItemIdParams } from './schemas/insights.js';
 
 const tags = ['annotations'];
