@@ -3,49 +3,25 @@
  * same run; then the local evaluation definitions of a project with 1 000 flags, cold and cached.
  * Usage: npm run bench:flags [-- --seconds 5 --connections 64 --rounds 3]   (DATABASE_URL for PostgreSQL)
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
 import { newUuid } from '../src/domain/ids.js';
-import { PUBLIC } from '../src/domain/scopes.js';
-import { buildApp } from '../src/server/app.js';
-import { createLogger } from '../src/server/logger.js';
-import { bootstrapInstallation, openStores } from '../src/server/runtime.js';
 import { insertFeatureFlag } from '../src/store/meta/feature-flags.js';
 import { insertDistinctId, insertPerson } from '../src/store/meta/persons.js';
-import { autocannon, type LoadResult, median, table } from './lib.js';
+import {
+  autocannon,
+  benchServer,
+  HELLO_PATH,
+  type LoadResult,
+  loadHeader,
+  loadOptions,
+  median,
+  medianOf,
+  rowAgainst,
+  table,
+} from './lib.js';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '64' },
-    rounds: { type: 'string', default: '3' },
-  },
-});
-const seconds = Number(values.seconds);
-const connections = Number(values.connections);
-const rounds = Number(values.rounds);
-
-const dataDir = mkdtempSync(join(tmpdir(), 'burrow-bench-flags-'));
-const config = loadConfig({
-  BURROW_DATA_DIR: dataDir,
-  DATABASE_URL: process.env.DATABASE_URL,
-  PORT: '0',
-  LOG_LEVEL: 'silent',
-});
-const stores = await openStores(config);
-await bootstrapInstallation(config, stores, createLogger('silent'));
-const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
-  personal_api_key: string;
-  project_api_key: string;
-  project_id: number;
-};
-const app = await buildApp({ config, meta: stores.meta, events: stores.events, bus: stores.bus });
-app.get('/_bench/hello', { config: { scope: PUBLIC } }, async () => ({ hello: 'world' }));
-const base = await app.listen({ host: '127.0.0.1', port: 0 });
-const auth = { authorization: `Bearer ${boot.personal_api_key}` };
+const options = loadOptions();
+const { seconds, connections, rounds } = options;
+const { app, stores, boot, base, auth, close } = await benchServer('flags');
 
 // 50 flags: half with person-property conditions, ten multivariate, the rest plain rollouts.
 const ops = [
@@ -112,36 +88,20 @@ const check = (await (
 if (Object.keys(check.flags).length !== 50) throw new Error('expected 50 flags in the answer');
 
 const post = { method: 'POST' as const, body: flagsBody, headers: { 'content-type': 'application/json' } };
-await autocannon(`${base}/_bench/hello`, { connections, seconds: 2 });
+await autocannon(`${base}${HELLO_PATH}`, { connections, seconds: 2 });
 await autocannon(`${base}/flags/?v=2`, { connections, seconds: 2, ...post });
 const samples: Record<'hello' | 'flags', LoadResult[]> = { hello: [], flags: [] };
 for (let i = 0; i < rounds; i++) {
-  samples.hello.push(await autocannon(`${base}/_bench/hello`, { connections, seconds }));
+  samples.hello.push(await autocannon(`${base}${HELLO_PATH}`, { connections, seconds }));
   samples.flags.push(await autocannon(`${base}/flags/?v=2`, { connections, seconds, ...post }));
 }
-const summary = (name: 'hello' | 'flags'): LoadResult => ({
-  rps: median(samples[name].map((r) => r.rps)),
-  p50: median(samples[name].map((r) => r.p50)),
-  p99: median(samples[name].map((r) => r.p99)),
-  errors: samples[name].reduce((n, r) => n + r.errors, 0),
-  non2xx: samples[name].reduce((n, r) => n + r.non2xx, 0),
-});
-const hello = summary('hello');
-const row = (name: string, r: LoadResult) => ({
-  route: name,
-  'req/s': Math.round(r.rps),
-  'p50 ms': r.p50,
-  'p99 ms': r.p99,
-  'ratio vs hello': r.rps / hello.rps,
-  'errors+non2xx': r.errors + r.non2xx,
-});
-console.log(
-  `metadata store: ${stores.meta.dialect.name}; ${connections} connections, ${seconds}s per run, median of ${rounds} interleaved rounds\n`,
-);
+const hello = medianOf(samples.hello);
+const row = rowAgainst(hello);
+console.log(loadHeader(stores.meta.dialect.name, options));
 console.log(
   table([
     row('GET /_bench/hello (Fastify hello world)', hello),
-    row('POST /flags/?v=2 (50 flags, stored person)', summary('flags')),
+    row('POST /flags/?v=2 (50 flags, stored person)', medianOf(samples.flags)),
   ]),
 );
 
@@ -206,6 +166,4 @@ console.log(
   `\nlocal evaluation definitions, ${cold.flags} flags, ${Math.round(cold.bytes / 1024)} KiB: cold (read + render) ${cold.ms.toFixed(1)} ms; cached median ${median(warmRuns).toFixed(1)} ms, max ${warmRuns[warmRuns.length - 1]?.toFixed(1)} ms (30 requests over HTTP)`,
 );
 
-await app.close();
-await stores.close();
-rmSync(dataDir, { recursive: true, force: true });
+await close();

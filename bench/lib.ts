@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 
 const require = createRequire(import.meta.url);
 
@@ -101,3 +105,87 @@ export async function postQuery(base: string, team: number, key: string, query: 
   if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
   return res.json();
 }
+
+/** `--seconds`, `--connections` and `--rounds` of the HTTP load benches (5 s, 64, 3 by default). */
+export function loadOptions() {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '64' },
+      rounds: { type: 'string', default: '3' },
+    },
+  });
+  return {
+    seconds: Number(values.seconds),
+    connections: Number(values.connections),
+    rounds: Number(values.rounds),
+  };
+}
+
+export const HELLO_PATH = '/_bench/hello';
+
+/**
+ * A fresh installation (SQLite, or PostgreSQL with DATABASE_URL) served on loopback, with a Fastify
+ * hello-world route beside the API: the baseline the HTTP benches' ratios are taken against, on the
+ * same server in the same run. The server is imported here, not at the top, so benches that only
+ * use the helpers above do not load it.
+ */
+export async function benchServer(name: string) {
+  const { loadConfig } = await import('../src/config.js');
+  const { PUBLIC } = await import('../src/domain/scopes.js');
+  const { buildApp } = await import('../src/server/app.js');
+  const { createLogger } = await import('../src/server/logger.js');
+  const { bootstrapInstallation, openStores } = await import('../src/server/runtime.js');
+  const dataDir = mkdtempSync(join(tmpdir(), `burrow-bench-${name}-`));
+  const config = loadConfig({
+    BURROW_DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+  });
+  const stores = await openStores(config);
+  await bootstrapInstallation(config, stores, createLogger('silent'));
+  const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as {
+    personal_api_key: string;
+    project_api_key: string;
+    project_id: number;
+  };
+  const app = await buildApp({ config, meta: stores.meta, events: stores.events, bus: stores.bus });
+  app.get(HELLO_PATH, { config: { scope: PUBLIC } }, async () => ({ hello: 'world' }));
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    app,
+    stores,
+    boot,
+    base,
+    auth: { authorization: `Bearer ${boot.personal_api_key}` },
+    async close() {
+      await app.close();
+      await stores.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The medians of one route's rounds (errors and non-2xx answers summed). */
+export const medianOf = (samples: LoadResult[]): LoadResult => ({
+  rps: median(samples.map((r) => r.rps)),
+  p50: median(samples.map((r) => r.p50)),
+  p99: median(samples.map((r) => r.p99)),
+  errors: samples.reduce((n, r) => n + r.errors, 0),
+  non2xx: samples.reduce((n, r) => n + r.non2xx, 0),
+});
+
+/** A results table row with its throughput as a ratio of the hello-world baseline's. */
+export const rowAgainst = (hello: LoadResult) => (name: string, r: LoadResult) => ({
+  route: name,
+  'req/s': Math.round(r.rps),
+  'p50 ms': r.p50,
+  'p99 ms': r.p99,
+  'ratio vs hello': r.rps / hello.rps,
+  'errors+non2xx': r.errors + r.non2xx,
+});
+
+/** The line above a load bench's table: the store and how it was measured. */
+export const loadHeader = (dialect: string, o: { connections: number; seconds: number; rounds: number }) =>
+  `metadata store: ${dialect}; ${o.connections} connections, ${o.seconds}s per run, median of ${o.rounds} interleaved rounds\n`;

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import {
   ANNOTATION_SCOPES,
+  annotationTargets,
   changeAnnotation,
   createAnnotation,
   dateParam,
@@ -11,26 +12,14 @@ import {
 import { scope } from '../domain/scopes.js';
 import { validationError } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
-import { Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { AnnotationRecord, AnnotationScope } from '../store/meta/annotations.js';
-import { findDashboard } from '../store/meta/dashboards.js';
-import { findInsights } from '../store/meta/insights.js';
 import type { ApiPlugin } from './context.js';
-import { idOf, usersById } from './saved-common.js';
-import {
-  DateTime,
-  Nullable,
-  NullableDateTime,
-  ProjectIdParams,
-  toUserBasic,
-  UserBasic,
-} from './schemas/common.js';
+import { resourceRoutes } from './resource-routes.js';
+import { idOf } from './saved-common.js';
+import { DateTime, Nullable, NullableDateTime, toUserBasic, UserBasic } from './schemas/common.js';
 import { ItemIdParams } from './schemas/insights.js';
-import { PROJECT_PREFIXES } from './schemas/recordings.js';
 
 const tags = ['annotations'];
-const read = scope('annotation', 'read');
-const write = scope('annotation', 'write');
 
 const Annotation = Type.Object({
   id: Type.Integer(),
@@ -80,24 +69,7 @@ const ListQuery = Type.Object({
 
 export const annotationRoutes: ApiPlugin = async (app, { deps }) => {
   const shapeAll = async (teamId: number, items: AnnotationRecord[]) => {
-    const [users, insights] = await Promise.all([
-      usersById(
-        deps.meta,
-        items.map((a) => a.createdBy),
-      ),
-      findInsights(
-        deps.meta,
-        teamId,
-        items.flatMap((a) => (a.insightId === null ? [] : [a.insightId])),
-      ),
-    ]);
-    const dashboards = new Map<number, string | null>();
-    for (const a of items)
-      if (a.dashboardId !== null && !dashboards.has(a.dashboardId))
-        dashboards.set(
-          a.dashboardId,
-          (await findDashboard(deps.meta, a.teamId, a.dashboardId))?.name ?? null,
-        );
+    const { users, insights, dashboardNames: dashboards } = await annotationTargets(deps, teamId, items);
     return items.map((a) => {
       const insight = insights.find((i) => i.id === a.insightId);
       const user = a.createdBy === null ? undefined : users.get(a.createdBy);
@@ -124,31 +96,24 @@ export const annotationRoutes: ApiPlugin = async (app, { deps }) => {
   const shape = async (teamId: number, a: AnnotationRecord) =>
     (await shapeAll(teamId, [a]))[0] as Awaited<ReturnType<typeof shapeAll>>[number];
 
-  for (const prefix of PROJECT_PREFIXES) {
-    const base = `${prefix}annotations/`;
-    const item = `${base}:id/`;
-
-    app.get(
-      base,
-      {
-        config: { scope: read },
-        schema: {
-          tags,
-          summary:
-            "The project's annotations and its organization's organization-wide ones, newest marker first",
-          params: ProjectIdParams,
-          querystring: ListQuery,
-          response: { 200: Paginated(Annotation) },
-        },
-      },
-      async (request) => {
+  resourceRoutes(app, {
+    path: 'annotations/',
+    tags,
+    read: scope('annotation', 'read'),
+    write: scope('annotation', 'write'),
+    item: Annotation,
+    body: AnnotationBody,
+    params: ItemIdParams,
+    list: {
+      summary: "The project's annotations and its organization's organization-wide ones, newest marker first",
+      querystring: ListQuery,
+      handler: async (request, page) => {
         const access = projectAccessOf(request);
         const q = request.query;
         if (q.scope !== undefined && !ANNOTATION_SCOPES.includes(q.scope as AnnotationScope))
           throw validationError(`"${q.scope}" is not a valid choice.`, 'scope', 'invalid_choice');
         const after = dateParam(q.after ?? q.date_from, q.after !== undefined ? 'after' : 'date_from');
         const before = dateParam(q.before ?? q.date_to, q.before !== undefined ? 'before' : 'date_to');
-        const page = pageOf(q);
         const data = await listProjectAnnotations(
           deps,
           access,
@@ -162,80 +127,35 @@ export const annotationRoutes: ApiPlugin = async (app, { deps }) => {
           },
           page,
         );
-        return paginate(request, page, {
-          count: data.count,
-          results: await shapeAll(access.team.id, data.results),
-        });
+        return { count: data.count, results: await shapeAll(access.team.id, data.results) };
       },
-    );
-
-    app.post(
-      base,
-      {
-        config: { scope: write },
-        schema: {
-          tags,
-          summary: 'Create an annotation',
-          params: ProjectIdParams,
-          body: AnnotationBody,
-          response: { 201: Annotation },
-        },
-      },
-      async (request, reply) => {
+    },
+    create: {
+      summary: 'Create an annotation',
+      handler: async (request) => {
         const access = projectAccessOf(request);
         const created = await createAnnotation(deps, access, principalOf(request), request.body);
-        return reply.code(201).send(await shape(access.team.id, created));
+        return shape(access.team.id, created);
       },
-    );
-
-    app.get(
-      item,
-      {
-        config: { scope: read },
-        schema: { tags, summary: 'One annotation', params: ItemIdParams, response: { 200: Annotation } },
-      },
-      async (request) => {
+    },
+    retrieve: {
+      summary: 'One annotation',
+      handler: async (request) => {
         const access = projectAccessOf(request);
         return shape(access.team.id, await getAnnotation(deps, access, idOf(request.params.id)));
       },
-    );
-
-    for (const method of ['patch', 'put'] as const) {
-      app[method](
-        item,
-        {
-          config: { scope: write },
-          schema: {
-            tags,
-            summary: 'Change an annotation; `deleted: true` deletes it',
-            params: ItemIdParams,
-            body: AnnotationBody,
-            response: { 200: Annotation },
-          },
-        },
-        async (request) => {
-          const access = projectAccessOf(request);
-          const updated = await changeAnnotation(deps, access, idOf(request.params.id), request.body);
-          return shape(access.team.id, updated);
-        },
-      );
-    }
-
-    app.delete(
-      item,
-      {
-        config: { scope: write },
-        schema: {
-          tags,
-          summary: 'Delete an annotation (marks it `deleted`)',
-          params: ItemIdParams,
-          response: { 204: Type.Null() },
-        },
+    },
+    change: {
+      summary: 'Change an annotation; `deleted: true` deletes it',
+      handler: async (request) => {
+        const access = projectAccessOf(request);
+        const updated = await changeAnnotation(deps, access, idOf(request.params.id), request.body);
+        return shape(access.team.id, updated);
       },
-      async (request, reply) => {
-        await deleteAnnotation(deps, projectAccessOf(request), idOf(request.params.id));
-        return reply.code(204).send(null);
-      },
-    );
-  }
+    },
+    remove: {
+      summary: 'Delete an annotation (marks it `deleted`)',
+      handler: (request) => deleteAnnotation(deps, projectAccessOf(request), idOf(request.params.id)),
+    },
+  });
 };

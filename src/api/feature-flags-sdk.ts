@@ -11,10 +11,10 @@ import type { CohortLookup } from '../domain/flags/cohorts.js';
 import { localEvaluation } from '../domain/flags/local-evaluation.js';
 import { teamOfSecretKey } from '../domain/flags/secret-key.js';
 import { type FlagEvaluator, parseFlagsRequest } from '../domain/flags/service.js';
-import { invalidProjectKey } from '../domain/ingest/teams.js';
+import { invalidProjectKey, teamOfProjectToken } from '../domain/ingest/teams.js';
 import { PUBLIC, scope } from '../domain/scopes.js';
 import { notAuthenticated, validationError } from '../errors.js';
-import { findTeamByToken, type TeamRecord } from '../store/meta/teams.js';
+import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
 import type { ApiPlugin } from './context.js';
 import { flagsJson, shapeOf } from './feature-flags-response.js';
@@ -68,9 +68,7 @@ async function localEvaluationTeam(
   let target = projectId;
   if (target === undefined) {
     // Without `token`, the key's current project, as PostHog's `/api/feature_flag/` routes do.
-    const team = query.token ? await findTeamByToken(deps.meta, query.token) : undefined;
-    if (query.token && !team) throw invalidProjectKey();
-    target = team ? String(team.id) : '@current';
+    target = query.token ? String((await teamOfProjectToken(deps.meta, query.token)).id) : '@current';
   }
   const access = await authorize(deps, principal, read, { projectId: target });
   if (!access || !('team' in access)) throw invalidProjectKey();

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { usersById } from '../domain/accounts/users.js';
 import type { FlagCache } from '../domain/flags/cache.js';
 import { changeFlag, createFlag, type FlagDeps, getFlag, listFlags } from '../domain/flags/flags.js';
 import { describeSecretKey, revokeSecretKey, rotateSecretKey } from '../domain/flags/secret-key.js';
@@ -7,7 +8,7 @@ import { notFound } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
 import type { FeatureFlagRecord } from '../store/meta/feature-flags.js';
-import { findUser, type UserRecord } from '../store/meta/users.js';
+import type { UserRecord } from '../store/meta/users.js';
 import type { ApiPlugin } from './context.js';
 import { DateTime, Nullable, ProjectIdParams, toUserBasic, UserBasic } from './schemas/common.js';
 import { PROJECT_PREFIXES } from './schemas/recordings.js';
@@ -127,15 +128,9 @@ const idOf = (raw: string) => {
 export const featureFlagRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, { deps, flags }) => {
   const flagDeps: FlagDeps = { ...deps, flags };
   const shape = async (list: FeatureFlagRecord[]) => {
-    const ids = [
-      ...new Set(list.flatMap((f) => [f.createdBy, f.lastModifiedBy]).filter((v): v is number => v !== null)),
-    ];
-    const users = new Map<number, UserRecord>();
-    await Promise.all(
-      ids.map(async (id) => {
-        const u = await findUser(deps.meta, id);
-        if (u) users.set(id, u);
-      }),
+    const users = await usersById(
+      deps,
+      list.flatMap((f) => [f.createdBy, f.lastModifiedBy]),
     );
     return list.map((f) => toFlag(f, users));
   };

@@ -1,7 +1,6 @@
-import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { ProjectAccess } from '../domain/access.js';
-import { TILE_CONCURRENCY } from '../domain/saved/dashboard-view.js';
+import { getLiveDashboard } from '../domain/saved/dashboards.js';
+import { insightViews } from '../domain/saved/insight-view.js';
 import {
   changeInsight,
   createInsight,
@@ -9,57 +8,33 @@ import {
   getInsight,
   listProjectInsights,
 } from '../domain/saved/insights.js';
-import {
-  boundedAll,
-  type InsightResultFields,
-  insightResult,
-  refreshModeOf,
-} from '../domain/saved/results.js';
+import { insightResult } from '../domain/saved/results.js';
 import { scope } from '../domain/scopes.js';
-import { notFound } from '../errors.js';
 import type { QueryRuntime } from '../execution/runtime.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
-import { Paginated, pageOf, paginate } from '../server/pagination.js';
-import { findDashboard, tilesOfInsights } from '../store/meta/dashboards.js';
 import type { InsightRecord } from '../store/meta/insights.js';
 import type { ApiPlugin } from './context.js';
-import { abortOnClose, filtersParam, idOf, usersById, variablesParam } from './saved-common.js';
-import { ProjectIdParams } from './schemas/common.js';
+import { resourceRoutes } from './resource-routes.js';
+import { abortOnClose, filtersParam, idOf, refreshModeOf, variablesParam } from './saved-common.js';
 import {
   Insight,
   InsightBody,
   InsightListQuery,
+  type InsightResults,
   InsightRetrieveQuery,
   ItemIdParams,
   toInsight,
 } from './schemas/insights.js';
-import { PROJECT_PREFIXES } from './schemas/recordings.js';
 
 const tags = ['insights'];
-const read = scope('insight', 'read');
-const write = scope('insight', 'write');
 
 export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
   /** Insights as PostHog shows them, with their dashboards, users and results. */
-  const shape = async (
-    insights: InsightRecord[],
-    results: (i: InsightRecord) => Promise<InsightResultFields>,
-  ) => {
-    const [tiles, users, computed] = await Promise.all([
-      tilesOfInsights(
-        deps.meta,
-        insights.map((i) => i.id),
-      ),
-      usersById(
-        deps.meta,
-        insights.flatMap((i) => [i.createdBy, i.lastModifiedBy]),
-      ),
-      boundedAll(
-        insights.map((i) => () => results(i)),
-        TILE_CONCURRENCY,
-      ),
-    ]);
-    return insights.map((i, n) => toInsight(i, { tiles, users, result: computed[n] as InsightResultFields }));
+  const shape = async (insights: InsightRecord[], results: (i: InsightRecord) => Promise<InsightResults>) => {
+    const view = await insightViews(deps, insights, results);
+    return insights.map((i, n) =>
+      toInsight(i, { tiles: view.tiles, users: view.users, result: view.results[n] as InsightResults }),
+    );
   };
 
   /** Cached results only (never calculated): what a list or a write answers with. */
@@ -75,25 +50,19 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
   const one = async (access: ProjectAccess, i: InsightRecord) =>
     (await shape([i], cachedOnly(access)))[0] as ReturnType<typeof toInsight>;
 
-  for (const prefix of PROJECT_PREFIXES) {
-    const base = `${prefix}insights/`;
-    const item = `${base}:id/`;
-
-    app.get(
-      base,
-      {
-        config: { scope: read },
-        schema: {
-          tags,
-          summary: 'Saved insights (not deleted), most recently modified first, with cached results',
-          params: ProjectIdParams,
-          querystring: InsightListQuery,
-          response: { 200: Paginated(Insight) },
-        },
-      },
-      async (request) => {
+  resourceRoutes(app, {
+    path: 'insights/',
+    tags,
+    read: scope('insight', 'read'),
+    write: scope('insight', 'write'),
+    item: Insight,
+    body: InsightBody,
+    params: ItemIdParams,
+    list: {
+      summary: 'Saved insights (not deleted), most recently modified first, with cached results',
+      querystring: InsightListQuery,
+      handler: async (request, page) => {
         const access = projectAccessOf(request);
-        const page = pageOf(request.query);
         const q = request.query;
         const data = await listProjectInsights(
           deps,
@@ -121,42 +90,20 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
                   insightId: i.id,
                   quiet: true,
                 });
-        return paginate(request, page, { count: data.count, results: await shape(data.results, results) });
+        return { count: data.count, results: await shape(data.results, results) };
       },
-    );
-
-    app.post(
-      base,
-      {
-        config: { scope: write },
-        schema: {
-          tags,
-          summary: 'Save an insight from a query',
-          params: ProjectIdParams,
-          body: InsightBody,
-          response: { 201: Insight },
-        },
-      },
-      async (request, reply) => {
+    },
+    create: {
+      summary: 'Save an insight from a query',
+      handler: async (request) => {
         const access = projectAccessOf(request);
-        const created = await createInsight(deps, access, principalOf(request), request.body);
-        return reply.code(201).send(await one(access, created));
+        return one(access, await createInsight(deps, access, principalOf(request), request.body));
       },
-    );
-
-    app.get(
-      item,
-      {
-        config: { scope: read },
-        schema: {
-          tags,
-          summary: 'One insight with its results; `refresh` takes the modes of /query (default: cache only)',
-          params: ItemIdParams,
-          querystring: InsightRetrieveQuery,
-          response: { 200: Insight },
-        },
-      },
-      async (request) => {
+    },
+    retrieve: {
+      summary: 'One insight with its results; `refresh` takes the modes of /query (default: cache only)',
+      querystring: InsightRetrieveQuery,
+      handler: async (request) => {
         const access = projectAccessOf(request);
         const insight = await getInsight(deps, access, idOf(request.params.id));
         const q = request.query;
@@ -164,13 +111,12 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
         let filtersOverride = filtersParam(q.filters_override);
         let dashboardId: number | null = null;
         if (q.from_dashboard !== undefined) {
-          const dashboard = await findDashboard(deps.meta, access.team.id, q.from_dashboard);
-          if (!dashboard || dashboard.deleted) throw notFound();
+          const dashboard = await getLiveDashboard(deps, access, q.from_dashboard);
           dashboardId = dashboard.id;
           filtersOverride ??= dashboard.filters;
         }
         const variablesOverride = variablesParam(q.variables_override);
-        const signal = abortOnClose(request as FastifyRequest);
+        const signal = abortOnClose(request);
         const results = (i: InsightRecord) =>
           insightResult(deps, query.service, {
             team: access.team,
@@ -182,53 +128,26 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
             variablesOverride: variablesOverride ?? null,
             signal,
           });
-        return (await shape([insight], results))[0];
+        return (await shape([insight], results))[0] as ReturnType<typeof toInsight>;
       },
-    );
-
-    for (const method of ['patch', 'put'] as const) {
-      app[method](
-        item,
-        {
-          config: { scope: write },
-          schema: {
-            tags,
-            summary:
-              'Change an insight; `deleted: true` deletes it, `dashboards` sets the dashboards showing it',
-            params: ItemIdParams,
-            body: InsightBody,
-            response: { 200: Insight },
-          },
-        },
-        async (request) => {
-          const access = projectAccessOf(request);
-          const updated = await changeInsight(
-            deps,
-            access,
-            principalOf(request),
-            idOf(request.params.id),
-            request.body,
-          );
-          return one(access, updated);
-        },
-      );
-    }
-
-    app.delete(
-      item,
-      {
-        config: { scope: write },
-        schema: {
-          tags,
-          summary: 'Delete an insight (marks it `deleted`; PATCH `deleted: false` restores it)',
-          params: ItemIdParams,
-          response: { 204: Type.Null() },
-        },
+    },
+    change: {
+      summary: 'Change an insight; `deleted: true` deletes it, `dashboards` sets the dashboards showing it',
+      handler: async (request) => {
+        const access = projectAccessOf(request);
+        const changed = await changeInsight(
+          deps,
+          access,
+          principalOf(request),
+          idOf(request.params.id),
+          request.body,
+        );
+        return one(access, changed);
       },
-      async (request, reply) => {
-        await deleteInsight(deps, projectAccessOf(request), idOf(request.params.id));
-        return reply.code(204).send(null);
-      },
-    );
-  }
+    },
+    remove: {
+      summary: 'Delete an insight (marks it `deleted`; PATCH `deleted: false` restores it)',
+      handler: (request) => deleteInsight(deps, projectAccessOf(request), idOf(request.params.id)),
+    },
+  });
 };

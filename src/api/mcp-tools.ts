@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ProjectAccess } from '../domain/access.js';
+import { findLiveAction } from '../domain/actions/actions.js';
 import { definitionsTaxonomy } from '../domain/mcp-tools/definitions-taxonomy.js';
 import { eventsTableTaxonomy, TaxonomyError } from '../domain/mcp-tools/taxonomy.js';
 import { MCP_TOOLS, ToolArgsError, type ToolContext, ToolError } from '../domain/mcp-tools/tools.js';
@@ -13,7 +14,6 @@ import type { QueryRuntime } from '../execution/runtime.js';
 import { findTable } from '../hogql/schema/database.js';
 import { starFields } from '../hogql/schema/fields.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
-import { findAction } from '../store/meta/action-lookups.js';
 import type { ApiPlugin } from './context.js';
 import { ProjectIdParams } from './schemas/common.js';
 
@@ -99,8 +99,8 @@ export const mcpToolRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
         eventsTableTaxonomy(async (q, values) => (await run(q, values)).results, sessionFields),
       ),
       async actionEvents(id) {
-        const action = await findAction(deps.meta, access.team.id, id);
-        if (!action || action.deleted) return undefined;
+        const action = await findLiveAction(deps, access.team.id, id);
+        if (!action) return undefined;
         const events = action.steps.map((s) => s.event);
         return {
           events: events.every((e): e is string => typeof e === 'string' && e !== '') ? events : null,

@@ -3,8 +3,7 @@ import type { DashboardFilter } from '../domain/query/filters.js';
 import { checkDashboardFilter } from '../domain/query/prepare.js';
 import { isId } from '../domain/saved/fields.js';
 import { notFound, validationError } from '../errors.js';
-import type { MetaDb } from '../store/meta/db.js';
-import { findUser, type UserRecord } from '../store/meta/users.js';
+import { EXECUTION_MODES, type ExecutionMode, executionModeFromRefresh } from '../execution/refresh.js';
 
 /** Helpers shared by the insight, dashboard, annotation and sharing routes. */
 
@@ -13,13 +12,6 @@ export const idOf = (raw: string) => {
   if (!isId(raw)) throw notFound();
   return Number(raw);
 };
-
-/** The users named by created_by / last_modified_by, each read once per response. */
-export async function usersById(db: MetaDb, ids: (number | null)[]): Promise<Map<number, UserRecord>> {
-  const unique = [...new Set(ids.filter((x): x is number => x !== null))];
-  const users = await Promise.all(unique.map((id) => findUser(db, id)));
-  return new Map(users.filter((u): u is UserRecord => !!u).map((u) => [u.id, u]));
-}
 
 /** A JSON object carried in a query string parameter (PostHog's `filters_override=`). */
 export function jsonParam(raw: string | undefined, attr: string): unknown {
@@ -51,4 +43,20 @@ export function abortOnClose(request: FastifyRequest): AbortSignal {
     if (request.raw.destroyed && !request.raw.complete) abort.abort();
   });
   return abort.signal;
+}
+
+/**
+ * `?refresh=` of an insight or dashboard, as PostHog reads it from a query string: `true`/`1` mean
+ * `true`, `false`/`0`/absent mean `false`, a mode name is itself. Then PostHog's general mapping:
+ * `true` → force_blocking, `false` → force_cache (cached results only, never calculated).
+ */
+export function refreshModeOf(raw: string | undefined): ExecutionMode {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return 'force_cache';
+  if (raw === 'true' || raw === '1') return executionModeFromRefresh(true);
+  if ((EXECUTION_MODES as readonly string[]).includes(raw)) return raw as ExecutionMode;
+  throw validationError(
+    `"${raw.slice(0, 100)}" is not a valid choice. Choose one of: ${EXECUTION_MODES.join(', ')}, true, false.`,
+    'refresh',
+    'invalid_choice',
+  );
 }

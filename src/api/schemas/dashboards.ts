@@ -3,7 +3,10 @@ import type { TileView } from '../../domain/saved/dashboard-view.js';
 import type { DashboardRecord, TileRecord } from '../../store/meta/dashboards.js';
 import type { UserRecord } from '../../store/meta/users.js';
 import { DateTime, Nullable, NullableDateTime, toUserBasic, UserBasic } from './common.js';
-import { Insight, toInsight } from './insights.js';
+import { Insight, type RunStatus, toInsight } from './insights.js';
+
+/** A tile as the dashboard schema shows it, its insight's run status typed as that schema's. */
+type DashboardTile = TileView<RunStatus>;
 
 export const DashboardListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -143,7 +146,7 @@ export function toDashboardBasic(
 }
 
 export function toTile(
-  view: TileView,
+  view: DashboardTile,
   order: number,
   extra: { users: Map<number, UserRecord>; tiles: TileRecord[]; teamId: number },
 ) {
@@ -175,7 +178,7 @@ export function toTile(
 }
 
 /** The newest tile refresh is the dashboard's `last_refresh`. */
-export const lastRefreshOf = (views: TileView[]) =>
+export const lastRefreshOf = (views: DashboardTile[]) =>
   views.reduce<string | null>((max, v) => {
     const r = v.result?.last_refresh ?? null;
     return r && (!max || r > max) ? r : max;
@@ -183,7 +186,7 @@ export const lastRefreshOf = (views: TileView[]) =>
 
 export function toDashboard(
   d: DashboardRecord,
-  views: TileView[],
+  views: DashboardTile[],
   extra: { users: Map<number, UserRecord>; shared: boolean; insightTiles: TileRecord[] },
 ) {
   return {

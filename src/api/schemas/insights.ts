@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { InsightResultFields } from '../../domain/saved/results.js';
 import type { TileRecord } from '../../store/meta/dashboards.js';
 import type { InsightRecord } from '../../store/meta/insights.js';
@@ -107,12 +107,16 @@ export const Insight = Type.Object({
 const EVERYONE_EDITS = 21;
 const CAN_EDIT = 37;
 
+/** The status of a query run, as the query machinery reports it and these schemas show it. */
+export type RunStatus = Static<typeof QueryStatus>;
+export type InsightResults = InsightResultFields<RunStatus>;
+
 export function toInsight(
   i: InsightRecord,
   extra: {
     tiles: TileRecord[];
     users: Map<number, UserRecord>;
-    result: InsightResultFields;
+    result: InsightResults;
   },
 ) {
   const user = (id: number | null) => {

@@ -1,6 +1,6 @@
 import { allUserOrganizations } from '../../store/meta/organizations.js';
 import { findTeam, listOrganizationTeams } from '../../store/meta/teams.js';
-import { findUser, setUserNames } from '../../store/meta/users.js';
+import { findUser, setUserNames, type UserRecord } from '../../store/meta/users.js';
 import type { Deps } from '../deps.js';
 import { keyAllowsOrganization, keyAllowsTeam, keyRestriction, type Principal } from '../principal.js';
 import { changePassword } from './password-change.js';
@@ -57,4 +57,14 @@ export async function updateMe(
     ...(last_name !== undefined ? { lastName: last_name } : {}),
   });
   return { ...principal, user: (await findUser(deps.meta, principal.user.id)) ?? principal.user };
+}
+
+/** The users named by created_by / last_modified_by fields, each read once per response. */
+export async function usersById(
+  deps: Pick<Deps, 'meta'>,
+  ids: (number | null)[],
+): Promise<Map<number, UserRecord>> {
+  const unique = [...new Set(ids.filter((x): x is number => x !== null))];
+  const users = await Promise.all(unique.map((id) => findUser(deps.meta, id)));
+  return new Map(users.filter((u): u is UserRecord => !!u).map((u) => [u.id, u]));
 }

@@ -1,8 +1,9 @@
 import { notFound, validationError } from '../../errors.js';
 import { actionNamed, findAction, listActions } from '../../store/meta/action-lookups.js';
 import { type ActionPatch, type ActionRecord, insertAction, updateAction } from '../../store/meta/actions.js';
-import { findUser, type UserRecord } from '../../store/meta/users.js';
+import type { UserRecord } from '../../store/meta/users.js';
 import type { ProjectAccess } from '../access.js';
+import { usersById } from '../accounts/users.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
 import { checkSteps } from './steps.js';
@@ -119,7 +120,18 @@ export async function deleteAction(deps: Deps, access: ProjectAccess, id: number
 
 /** The users who created these actions, by id (a page usually has a handful of distinct creators). */
 export async function actionCreators(deps: Deps, actions: ActionRecord[]): Promise<Map<number, UserRecord>> {
-  const ids = [...new Set(actions.flatMap((a) => (a.createdBy === null ? [] : [a.createdBy])))];
-  const users = await Promise.all(ids.map((id) => findUser(deps.meta, id)));
-  return new Map(users.flatMap((u, i) => (u ? [[ids[i] as number, u] as const] : [])));
+  return usersById(
+    deps,
+    actions.map((a) => a.createdBy),
+  );
+}
+
+/** An action that is not deleted, for tools that read it (undefined when unknown or deleted). */
+export async function findLiveAction(
+  deps: Deps,
+  teamId: number,
+  id: number,
+): Promise<ActionRecord | undefined> {
+  const action = await findAction(deps.meta, teamId, id);
+  return action && !action.deleted ? action : undefined;
 }

@@ -34,3 +34,10 @@ export function createTeamResolver(meta: MetaDb, ttlMs: number, bus?: Bus) {
     return team;
   };
 }
+
+/** The project a request names by its project token; a token that names none is a 401. */
+export async function teamOfProjectToken(meta: MetaDb, token: string): Promise<TeamRecord> {
+  const team = await findTeamByToken(meta, token);
+  if (!team) throw invalidProjectKey();
+  return team;
+}

@@ -1,8 +1,6 @@
-import type { ExecutionMode } from '../../execution/refresh.js';
-import type { ExecuteQueryOutcome } from '../../execution/request.js';
-import type { QueryService } from '../../execution/service.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
+import type { ExecutionAnswer, ExecutionMode, QueryExecution } from './execution-port.js';
 import type { DashboardFilter } from './filters.js';
 import { prepareQuery } from './prepare.js';
 
@@ -28,11 +26,11 @@ export interface QueryRunRequest {
  * One query through the cache and the refresh modes: what `/query`, saved insights and dashboard
  * tiles all call, so an insight and the same query sent to `/query` share one cache entry.
  */
-export async function executeQueryRequest(
+export async function executeQueryRequest<A extends ExecutionAnswer>(
   deps: Deps,
-  service: QueryService,
+  service: QueryExecution<A>,
   request: QueryRunRequest,
-): Promise<ExecuteQueryOutcome<object>> {
+): Promise<A> {
   const team = request.team;
   const prepared = await prepareQuery(
     deps,
@@ -50,7 +48,9 @@ export async function executeQueryRequest(
       marker: '',
       async: false,
     });
-    return { kind: 'result', httpStatus: 200, body: body as never };
+    // A direct answer (HogQLMetadata) never reaches the service: it is shaped like the service's
+    // result answers (kind, httpStatus, body), which is all that callers read of one.
+    return { kind: 'result', httpStatus: 200, body } as unknown as A;
   }
   return service.executeQuery({
     team: { id: team.id, timezone: team.timezone },

@@ -10,8 +10,9 @@ import {
   updateAnnotation,
 } from '../../store/meta/annotations.js';
 import { findDashboard } from '../../store/meta/dashboards.js';
-import { findInsight } from '../../store/meta/insights.js';
+import { findInsight, findInsights } from '../../store/meta/insights.js';
 import type { ProjectAccess } from '../access.js';
+import { usersById } from '../accounts/users.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
 import { boolField, MAX_ID, optionalText } from './fields.js';
@@ -188,4 +189,27 @@ export function dateParam(raw: string | undefined, attr: string): string | undef
   const t = Date.parse(raw);
   if (Number.isNaN(t)) throw validationError('Enter a valid date/time.', attr, 'invalid');
   return new Date(t).toISOString();
+}
+
+/** What annotations' responses name besides the records: creators, insights, dashboard names. */
+export async function annotationTargets(deps: Deps, teamId: number, items: AnnotationRecord[]) {
+  const [users, insights] = await Promise.all([
+    usersById(
+      deps,
+      items.map((a) => a.createdBy),
+    ),
+    findInsights(
+      deps.meta,
+      teamId,
+      items.flatMap((a) => (a.insightId === null ? [] : [a.insightId])),
+    ),
+  ]);
+  const dashboardNames = new Map<number, string | null>();
+  for (const a of items)
+    if (a.dashboardId !== null && !dashboardNames.has(a.dashboardId))
+      dashboardNames.set(
+        a.dashboardId,
+        (await findDashboard(deps.meta, a.teamId, a.dashboardId))?.name ?? null,
+      );
+  return { users, insights, dashboardNames };
 }

@@ -1,19 +1,25 @@
-import type { ExecutionMode } from '../../execution/refresh.js';
-import type { QueryService } from '../../execution/service.js';
-import { type DashboardRecord, type TileRecord, tilesOf } from '../../store/meta/dashboards.js';
+import {
+  type DashboardRecord,
+  type TileRecord,
+  tilesOf,
+  tilesOfInsights,
+} from '../../store/meta/dashboards.js';
 import { findInsights, type InsightRecord } from '../../store/meta/insights.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
+import { usersById } from '../accounts/users.js';
 import type { Deps } from '../deps.js';
+import type { ExecutionAnswer, ExecutionMode, QueryExecution } from '../query/execution-port.js';
 import type { DashboardFilter } from '../query/filters.js';
 import { boundedAll, type InsightResultFields, insightResult } from './results.js';
+import { isDashboardShared } from './sharing.js';
 
 /** Tiles of one dashboard calculated at once; the executor's own bounds apply beyond this. */
 export const TILE_CONCURRENCY = 4;
 
-export interface TileView {
+export interface TileView<S = unknown> {
   tile: TileRecord;
   insight: InsightRecord | null;
-  result: InsightResultFields | null;
+  result: InsightResultFields<S> | null;
 }
 
 const hasFilters = (f: Record<string, unknown> | null | undefined) =>
@@ -24,13 +30,13 @@ const hasFilters = (f: Record<string, unknown> | null | undefined) =>
  * insight through the query machinery (so a tile's cache entry is that of the filtered query).
  * Tiles of deleted insights are left out, as in PostHog.
  */
-export async function dashboardTiles(
+export async function dashboardTiles<S>(
   deps: Deps,
-  service: QueryService,
+  service: QueryExecution<ExecutionAnswer<S>>,
   team: TeamRecord,
   dashboard: DashboardRecord,
   options: { mode: ExecutionMode; filtersOverride?: DashboardFilter | null; signal?: AbortSignal },
-): Promise<TileView[]> {
+): Promise<TileView<S>[]> {
   const tiles = await tilesOf(deps.meta, [dashboard.id]);
   const insights = new Map(
     (
@@ -46,7 +52,7 @@ export async function dashboardTiles(
     (hasFilters(dashboard.filters) ? (dashboard.filters as DashboardFilter) : null);
   const visible = tiles.filter((t) => t.insightId === null || insights.get(t.insightId)?.deleted === false);
   return boundedAll(
-    visible.map((tile) => async (): Promise<TileView> => {
+    visible.map((tile) => async (): Promise<TileView<S>> => {
       const insight = tile.insightId === null ? null : (insights.get(tile.insightId) as InsightRecord);
       if (!insight) return { tile, insight: null, result: null };
       const result = await insightResult(deps, service, {
@@ -65,4 +71,32 @@ export async function dashboardTiles(
     }),
     TILE_CONCURRENCY,
   );
+}
+
+/**
+ * A dashboard with all its response shows: the tiles with results, the users named (creator, text
+ * tiles' authors, insights' authors), the tiles placing its insights (their `dashboards`), `is_shared`.
+ */
+export async function dashboardView<S>(
+  deps: Deps,
+  service: QueryExecution<ExecutionAnswer<S>>,
+  team: TeamRecord,
+  dashboard: DashboardRecord,
+  options: { mode: ExecutionMode; filtersOverride?: DashboardFilter | null; signal?: AbortSignal },
+) {
+  const views = await dashboardTiles(deps, service, team, dashboard, options);
+  const insights = views.flatMap((v) => (v.insight ? [v.insight] : []));
+  const [users, insightTiles, shared] = await Promise.all([
+    usersById(deps, [
+      dashboard.createdBy,
+      ...views.map((v) => v.tile.textCreatedBy),
+      ...insights.flatMap((i) => [i.createdBy, i.lastModifiedBy]),
+    ]),
+    tilesOfInsights(
+      deps.meta,
+      insights.map((i) => i.id),
+    ),
+    isDashboardShared(deps, dashboard),
+  ]);
+  return { views, users, insightTiles, shared };
 }

@@ -194,3 +194,14 @@ export function listProjectDashboards(
 ) {
   return listDashboards(deps.meta, access.team.id, filter, page);
 }
+
+/** A dashboard that is not deleted (an insight opened `from_dashboard`); else a 404. */
+export async function getLiveDashboard(
+  deps: Deps,
+  access: ProjectAccess,
+  id: number,
+): Promise<DashboardRecord> {
+  const d = await findDashboard(deps.meta, access.team.id, id);
+  if (!d || d.deleted) throw notFound();
+  return d;
+}

@@ -1,14 +1,15 @@
-import { ApiError, validationError } from '../../errors.js';
-import { EXECUTION_MODES, type ExecutionMode, executionModeFromRefresh } from '../../execution/refresh.js';
-import type { QueryService } from '../../execution/service.js';
-import type { QueryStatus } from '../../execution/status.js';
+import { ApiError } from '../../errors.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
 import { executeQueryRequest } from '../query/execute.js';
+import type { ExecutionAnswer, ExecutionMode, QueryExecution } from '../query/execution-port.js';
 import type { DashboardFilter } from '../query/filters.js';
 
-/** What an insight shows besides its definition: PostHog's result fields of InsightSerializer. */
-export interface InsightResultFields {
+/**
+ * What an insight shows besides its definition: PostHog's result fields of InsightSerializer. `S` is
+ * the query machinery's run status, which the domain passes on unread.
+ */
+export interface InsightResultFields<S = unknown> {
   result: unknown;
   hasMore: boolean | null;
   columns: unknown[] | null;
@@ -19,11 +20,11 @@ export interface InsightResultFields {
   next_allowed_client_refresh: string | null;
   cache_target_age: string | null;
   is_cached: boolean;
-  query_status: QueryStatus | null;
+  query_status: S | null;
   timezone: string;
 }
 
-export const emptyResult = (timezone: string, status: QueryStatus | null = null): InsightResultFields => ({
+export const emptyResult = <S>(timezone: string, status: S | null = null): InsightResultFields<S> => ({
   result: null,
   hasMore: null,
   columns: null,
@@ -37,22 +38,6 @@ export const emptyResult = (timezone: string, status: QueryStatus | null = null)
   query_status: status,
   timezone,
 });
-
-/**
- * `?refresh=` of an insight or dashboard, as PostHog reads it from a query string: `true`/`1` mean
- * `true`, `false`/`0`/absent mean `false`, a mode name is itself. Then PostHog's general mapping:
- * `true` → force_blocking, `false` → force_cache (cached results only, never calculated).
- */
-export function refreshModeOf(raw: string | undefined): ExecutionMode {
-  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return 'force_cache';
-  if (raw === 'true' || raw === '1') return executionModeFromRefresh(true);
-  if ((EXECUTION_MODES as readonly string[]).includes(raw)) return raw as ExecutionMode;
-  throw validationError(
-    `"${raw.slice(0, 100)}" is not a valid choice. Choose one of: ${EXECUTION_MODES.join(', ')}, true, false.`,
-    'refresh',
-    'invalid_choice',
-  );
-}
 
 export interface ResultRequest {
   team: TeamRecord;
@@ -68,13 +53,13 @@ export interface ResultRequest {
 }
 
 /** An insight's results through the shared query machinery (same cache as `/query`). */
-export async function insightResult(
+export async function insightResult<S>(
   deps: Deps,
-  service: QueryService,
+  service: QueryExecution<ExecutionAnswer<S>>,
   request: ResultRequest,
-): Promise<InsightResultFields> {
+): Promise<InsightResultFields<S>> {
   const { team } = request;
-  if (!request.query) return emptyResult(team.timezone);
+  if (!request.query) return emptyResult<S>(team.timezone);
   try {
     const outcome = await executeQueryRequest(deps, service, {
       team,
@@ -99,11 +84,11 @@ export async function insightResult(
       next_allowed_client_refresh: (body.next_allowed_client_refresh as string | null) ?? null,
       cache_target_age: (body.cache_target_age as string | null) ?? null,
       is_cached: body.is_cached === true,
-      query_status: (body.query_status as QueryStatus | null) ?? null,
+      query_status: outcome.body.query_status ?? null,
       timezone: team.timezone,
     };
   } catch (err) {
-    if (request.quiet && err instanceof ApiError && err.status < 500) return emptyResult(team.timezone);
+    if (request.quiet && err instanceof ApiError && err.status < 500) return emptyResult<S>(team.timezone);
     throw err;
   }
 }

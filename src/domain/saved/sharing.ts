@@ -111,3 +111,8 @@ export async function resolveShared(deps: Deps, token: string): Promise<SharedOb
   }
   throw notFound();
 }
+
+/** Whether the dashboard has an enabled sharing link (its `is_shared`). */
+export async function isDashboardShared(deps: Deps, dashboard: DashboardRecord): Promise<boolean> {
+  return (await findSharing(deps.meta, dashboard.teamId, { dashboardId: dashboard.id }))?.enabled ?? false;
+}

@@ -1,29 +1,11 @@
-import { bool, iso, json, toJson } from './codec.js';
+import { toJson } from './codec.js';
 import type { MetaDb } from './db.js';
-import type { PersonRecord } from './persons.js';
+import { type PersonRecord, toPersonRecord } from './persons.js';
 
 /** A person as the persons API shows it: the record and every distinct id pointing at it. */
 export interface PersonWithIds extends PersonRecord {
   distinctIds: string[];
 }
-
-type Row = {
-  id: string;
-  team_id: number;
-  properties: unknown;
-  is_identified: boolean | number;
-  version: number;
-  created_at: Date | string;
-};
-
-const toRecord = (row: Row): PersonRecord => ({
-  id: row.id,
-  teamId: row.team_id,
-  properties: json<Record<string, unknown>>(row.properties) ?? {},
-  isIdentified: bool(row.is_identified),
-  version: row.version,
-  createdAt: iso(row.created_at),
-});
 
 /** Persons of a team by uuid (unknown or other teams' ids are absent), with their distinct ids. */
 export async function personsByIds(
@@ -40,7 +22,7 @@ export async function personsByIds(
       .where('team_id', '=', teamId)
       .where('id', 'in', part)
       .execute();
-    for (const row of rows) out.set(row.id, { ...toRecord(row), distinctIds: [] });
+    for (const row of rows) out.set(row.id, { ...toPersonRecord(row), distinctIds: [] });
     if (rows.length === 0) continue;
     const dids = await db
       .selectFrom('person_distinct_ids')

@@ -11,7 +11,8 @@ export interface PersonRecord {
   createdAt: string;
 }
 
-type Row = {
+/** A `persons` row as either dialect returns it. */
+export type PersonRow = {
   id: string;
   team_id: number;
   properties: unknown;
@@ -20,7 +21,7 @@ type Row = {
   created_at: Date | string;
 };
 
-const toRecord = (row: Row): PersonRecord => ({
+export const toPersonRecord = (row: PersonRow): PersonRecord => ({
   id: row.id,
   teamId: row.team_id,
   properties: json<Record<string, unknown>>(row.properties) ?? {},
@@ -46,7 +47,7 @@ export async function findPersonByDistinctId(
   distinctId: string,
 ): Promise<PersonRecord | undefined> {
   const [row] = await byDistinctId(db, teamId, distinctId);
-  return row && toRecord(row);
+  return row && toPersonRecord(row);
 }
 
 const personInsert = prepared(
@@ -112,7 +113,7 @@ export async function findPersonsByDistinctIds(
   // One record per person, whichever of its distinct ids found it: callers change it in place.
   const byId = new Map<string, PersonRecord>();
   for (const row of rows) {
-    const person = byId.get(row.id) ?? toRecord(row);
+    const person = byId.get(row.id) ?? toPersonRecord(row);
     byId.set(row.id, person);
     found.set(row.distinct_id, person);
   }
