@@ -2,6 +2,9 @@
  * `/flags?v=2` for a project with 50 flags against a Fastify hello-world route on the same server,
  * same run; then the local evaluation definitions of a project with 1 000 flags, cold and cached.
  * Usage: npm run bench:flags [-- --seconds 5 --connections 64 --rounds 3]   (DATABASE_URL for PostgreSQL)
+ * The server runs in this process and autocannon in its own, so `process.cpuUsage()` around each
+ * run is the server's CPU per request: the figure that a shared machine disturbs least.
+ * `--only flags` loads `/flags` alone (for `node --cpu-prof --import tsx bench/flags.ts --only flags`).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +25,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
     rounds: { type: 'string', default: '3' },
+    only: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -44,6 +48,10 @@ const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) a
 };
 const app = await buildApp({ config, meta: stores.meta, events: stores.events, bus: stores.bus });
 app.get('/_bench/hello', { config: { scope: PUBLIC } }, async () => ({ hello: 'world' }));
+let staticAnswer = '';
+app.post('/_bench/static', { config: { scope: PUBLIC } }, async (_r, reply) =>
+  reply.type('application/json; charset=utf-8').send(staticAnswer),
+);
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 const auth = { authorization: `Bearer ${boot.personal_api_key}` };
 
@@ -111,28 +119,51 @@ const check = (await (
 ).json()) as { flags: Record<string, unknown> };
 if (Object.keys(check.flags).length !== 50) throw new Error('expected 50 flags in the answer');
 
+staticAnswer = JSON.stringify(check);
 const post = { method: 'POST' as const, body: flagsBody, headers: { 'content-type': 'application/json' } };
-await autocannon(`${base}/_bench/hello`, { connections, seconds: 2 });
-await autocannon(`${base}/flags/?v=2`, { connections, seconds: 2, ...post });
-const samples: Record<'hello' | 'flags', LoadResult[]> = { hello: [], flags: [] };
-for (let i = 0; i < rounds; i++) {
-  samples.hello.push(await autocannon(`${base}/_bench/hello`, { connections, seconds }));
-  samples.flags.push(await autocannon(`${base}/flags/?v=2`, { connections, seconds, ...post }));
+type Name = 'hello' | 'flags';
+interface Sample extends LoadResult {
+  cpuUs: number;
+  sysUs: number;
 }
-const summary = (name: 'hello' | 'flags'): LoadResult => ({
+const load = async (name: Name, runSeconds: number): Promise<Sample> => {
+  const cpu0 = process.cpuUsage();
+  const r =
+    name === 'hello'
+      ? await autocannon(`${base}/_bench/hello`, { connections, seconds: runSeconds })
+      : await autocannon(`${base}${process.env.FLAGS_PATH ?? '/flags/?v=2'}`, {
+          connections,
+          seconds: runSeconds,
+          ...post,
+        });
+  const cpu = process.cpuUsage(cpu0);
+  const n = Math.max(1, r.requests ?? 1);
+  return { ...r, cpuUs: (cpu.user + cpu.system) / n, sysUs: cpu.system / n };
+};
+const names: Name[] =
+  values.only === 'flags' ? ['flags'] : values.only === 'hello' ? ['hello'] : ['hello', 'flags'];
+for (const name of names) await load(name, 2);
+const samples: Record<Name, Sample[]> = { hello: [], flags: [] };
+for (let i = 0; i < rounds; i++) for (const name of names) samples[name].push(await load(name, seconds));
+const summary = (name: Name) => ({
   rps: median(samples[name].map((r) => r.rps)),
   p50: median(samples[name].map((r) => r.p50)),
   p99: median(samples[name].map((r) => r.p99)),
+  cpuUs: median(samples[name].map((r) => r.cpuUs)),
+  sysUs: median(samples[name].map((r) => r.sysUs)),
   errors: samples[name].reduce((n, r) => n + r.errors, 0),
   non2xx: samples[name].reduce((n, r) => n + r.non2xx, 0),
 });
-const hello = summary('hello');
-const row = (name: string, r: LoadResult) => ({
+const hello = values.only === 'flags' ? null : summary('hello');
+const row = (name: string, r: ReturnType<typeof summary>) => ({
   route: name,
   'req/s': Math.round(r.rps),
   'p50 ms': r.p50,
   'p99 ms': r.p99,
-  'ratio vs hello': r.rps / hello.rps,
+  'ratio vs hello': hello ? r.rps / hello.rps : Number.NaN,
+  'server CPU µs/req': r.cpuUs,
+  'of which kernel': r.sysUs,
+  'CPU ratio (hello/route)': hello ? hello.cpuUs / r.cpuUs : Number.NaN,
   'errors+non2xx': r.errors + r.non2xx,
 });
 console.log(
@@ -140,10 +171,16 @@ console.log(
 );
 console.log(
   table([
-    row('GET /_bench/hello (Fastify hello world)', hello),
-    row('POST /flags/?v=2 (50 flags, stored person)', summary('flags')),
+    ...(hello ? [row('GET /_bench/hello (Fastify hello world)', hello)] : []),
+    ...(names.includes('flags') ? [row('POST /flags/?v=2 (50 flags, stored person)', summary('flags'))] : []),
   ]),
 );
+if (values.only) {
+  await app.close();
+  await stores.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // 1 000 flags in a second project, read through the local evaluation endpoint with the secret key.
 const org = await app.inject({ method: 'GET', url: '/api/users/@me/', headers: auth });

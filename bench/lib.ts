@@ -9,6 +9,8 @@ export interface LoadResult {
   p99: number;
   errors: number;
   non2xx: number;
+  /** Requests completed in the run. */
+  requests?: number;
 }
 
 /** Runs autocannon in its own process so that the load generator does not share our event loop. */
@@ -44,6 +46,7 @@ export function autocannon(
         p99: r.latency.p99,
         errors: r.errors,
         non2xx: r.non2xx,
+        requests: r.requests.total,
       });
     });
   });

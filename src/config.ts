@@ -19,6 +19,8 @@ export interface Config {
   bodyLimit: number;
   shutdownTimeoutMs: number;
   authCacheTtlMs: number;
+  /** How long `/flags` may reuse a person's properties read from the store (0: never). */
+  flagsPersonCacheMs: number;
   ingestBatchRows: number;
   ingestBatchDelayMs: number;
   ingestMaxPendingRows: number;
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
+    flagsPersonCacheMs: int(env, 'FLAGS_PERSON_CACHE_MS', 1_000, 0, 60_000),
     ingestBatchRows: int(env, 'INGEST_BATCH_ROWS', 20_000, 1, 1_000_000),
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
