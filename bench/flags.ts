@@ -121,30 +121,45 @@ if (Object.keys(check.flags).length !== 50) throw new Error('expected 50 flags i
 
 staticAnswer = JSON.stringify(check);
 const post = { method: 'POST' as const, body: flagsBody, headers: { 'content-type': 'application/json' } };
-type Name = 'hello' | 'flags';
+const newUsersBody = JSON.stringify({
+  token: boot.project_api_key,
+  distinct_id: 'new-[<id>]',
+  person_properties: { $browser: 'Chrome' },
+});
+type Name = 'hello' | 'static' | 'flags' | 'newUsers';
 interface Sample extends LoadResult {
   cpuUs: number;
   sysUs: number;
 }
-const load = async (name: Name, runSeconds: number): Promise<Sample> => {
+const targets: Record<Name, () => Promise<LoadResult>> = {
+  hello: () => autocannon(`${base}/_bench/hello`, { connections, seconds }),
+  static: () => autocannon(`${base}/_bench/static`, { connections, seconds, ...post }),
+  flags: () => autocannon(`${base}/flags/?v=2`, { connections, seconds, ...post }),
+  newUsers: () =>
+    autocannon(`${base}/flags/?v=2`, {
+      connections,
+      seconds,
+      ...post,
+      body: newUsersBody,
+      idReplacement: true,
+    }),
+};
+const load = async (name: Name): Promise<Sample> => {
   const cpu0 = process.cpuUsage();
-  const r =
-    name === 'hello'
-      ? await autocannon(`${base}/_bench/hello`, { connections, seconds: runSeconds })
-      : await autocannon(`${base}${process.env.FLAGS_PATH ?? '/flags/?v=2'}`, {
-          connections,
-          seconds: runSeconds,
-          ...post,
-        });
+  const r = await targets[name]();
   const cpu = process.cpuUsage(cpu0);
   const n = Math.max(1, r.requests ?? 1);
   return { ...r, cpuUs: (cpu.user + cpu.system) / n, sysUs: cpu.system / n };
 };
 const names: Name[] =
-  values.only === 'flags' ? ['flags'] : values.only === 'hello' ? ['hello'] : ['hello', 'flags'];
-for (const name of names) await load(name, 2);
-const samples: Record<Name, Sample[]> = { hello: [], flags: [] };
-for (let i = 0; i < rounds; i++) for (const name of names) samples[name].push(await load(name, seconds));
+  values.only === 'flags'
+    ? ['flags']
+    : values.only === 'hello'
+      ? ['hello']
+      : ['hello', 'static', 'flags', 'newUsers'];
+for (const name of names) await load(name);
+const samples: Record<Name, Sample[]> = { hello: [], static: [], flags: [], newUsers: [] };
+for (let i = 0; i < rounds; i++) for (const name of names) samples[name].push(await load(name));
 const summary = (name: Name) => ({
   rps: median(samples[name].map((r) => r.rps)),
   p50: median(samples[name].map((r) => r.p50)),
@@ -172,7 +187,13 @@ console.log(
 console.log(
   table([
     ...(hello ? [row('GET /_bench/hello (Fastify hello world)', hello)] : []),
+    ...(names.includes('static')
+      ? [row('POST /_bench/static (the same answer bytes, precomputed: the floor)', summary('static'))]
+      : []),
     ...(names.includes('flags') ? [row('POST /flags/?v=2 (50 flags, stored person)', summary('flags'))] : []),
+    ...(names.includes('newUsers')
+      ? [row('POST /flags/?v=2 (50 flags, a new distinct id per request)', summary('newUsers'))]
+      : []),
   ]),
 );
 if (values.only) {

@@ -22,6 +22,8 @@ export function autocannon(
     headers?: Record<string, string>;
     method?: 'GET' | 'POST';
     body?: string;
+    /** POST with `[<id>]` in the body replaced by a new id per request (bench/autocannon-unique.mjs). */
+    idReplacement?: boolean;
   },
 ) {
   const bin = require.resolve('autocannon/autocannon.js');
@@ -30,6 +32,11 @@ export function autocannon(
   if (options.method) args.push('-m', options.method);
   if (options.body !== undefined) args.push('-b', options.body);
   args.push(url);
+  if (options.idReplacement) {
+    args.splice(0, args.length, new URL('./autocannon-unique.mjs', import.meta.url).pathname, url);
+    args.push(String(options.connections), String(options.seconds), options.body ?? '');
+    for (const [k, v] of Object.entries(options.headers ?? {})) args.push(`${k}=${v}`);
+  }
   return new Promise<LoadResult>((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
