@@ -27,6 +27,7 @@ export async function openStores(config: Config): Promise<Stores> {
         queryTeamShare: config.queryTeamShare,
         exportConcurrency: config.exportQueryConcurrency,
         memoryLimitBytes: config.engineMemoryLimit,
+        queryMaxThreads: config.queryMaxThreads,
       },
     });
     const bus = config.redisUrl ? await redisBus(config.redisUrl, config.redisKeyPrefix) : memoryBus();
