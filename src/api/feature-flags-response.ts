@@ -92,6 +92,27 @@ function fragmentOf(r: FlagResult): Buffer {
   return bytes;
 }
 
+/** Answers are carved from shared slabs, as Node does for small Buffers (see `answerBytes`). */
+const SLAB_BYTES = 512 * 1024;
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+let slabUsed = 0;
+
+/**
+ * Room for one answer. A typical answer (tens of KB) is over Node's own pool size, and a fresh
+ * ArrayBuffer per request cost more than filling it; a region is never handed out twice (a full
+ * slab is left to the answers still using it), so an answer being written is never overwritten.
+ */
+function answerBytes(size: number): Buffer {
+  if (size > SLAB_BYTES / 8) return Buffer.allocUnsafe(size);
+  if (slabUsed + size > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + size);
+  slabUsed += (size + 7) & ~7;
+  return out;
+}
+
 /**
  * The answer as JSON bytes. The `flags` map of the v2 shape is most of every answer: it is copied
  * from each result's bytes (see `fragmentOf`) rather than serialised and encoded per request;
@@ -123,7 +144,7 @@ export function flagsJson(
   // `{…head…,"flags":{` + members without the first comma + `}}`
   const open = `${head.slice(0, -1)},"flags":{`;
   const openBytes = Buffer.byteLength(open);
-  const out = Buffer.allocUnsafe(openBytes + Math.max(0, size - 1) + 2);
+  const out = answerBytes(openBytes + Math.max(0, size - 1) + 2);
   let at = out.write(open, 0);
   // TypedArray#set: Buffer#copy goes through a binding call per part and cost several times more.
   for (let i = 0; i < parts.length; i++) {

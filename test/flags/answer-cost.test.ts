@@ -82,6 +82,23 @@ describe('flag answers written from shared results', () => {
     expect(JSON.parse(empty.toString()).flags).toEqual({});
   });
 
+  it('never hands out the bytes of an answer still held (answers share slabs)', () => {
+    const flags = Array.from({ length: 50 }, (_, i) => flag(`slab-${i}`));
+    const evaluation = {
+      results: flags.map((f) => evaluateFlag(f, ctx('u'))),
+      errorsWhileComputingFlags: false,
+    };
+    // Enough answers to fill several slabs, all kept alive, then read back.
+    const answers = Array.from({ length: 400 }, (_, i) =>
+      flagsJson('details', evaluation, `req-${i}`, new Date(i), null),
+    );
+    answers.forEach((bytes, i) => {
+      const body = JSON.parse(bytes.toString());
+      expect(body.requestId).toBe(`req-${i}`);
+      expect(Object.keys(body.flags)).toHaveLength(50);
+    });
+  });
+
   it('shares one frozen result per outcome, and a changed definition gets its own', () => {
     const f = flag('shared', { groups: [{ properties: [], rollout_percentage: 100 }] });
     const a = evaluateFlag(f, ctx('x'));
