@@ -2,8 +2,12 @@
  * `/flags?v=2` for a project with 50 flags against a Fastify hello-world route on the same server,
  * same run; then the local evaluation definitions of a project with 1 000 flags, cold and cached.
  * Usage: npm run bench:flags [-- --seconds 5 --connections 64 --rounds 3]   (DATABASE_URL for PostgreSQL)
+ * The server runs in this process and autocannon in its own, so `process.cpuUsage()` around each
+ * run is the server's CPU per request: the figure that a shared machine disturbs least.
+ * `--only flags` loads `/flags` alone (for `node --cpu-prof --import tsx bench/flags.ts --only flags`).
  */
 import { newUuid } from '../src/domain/ids.js';
+import { PUBLIC } from '../src/domain/scopes.js';
 import { insertFeatureFlag } from '../src/store/meta/feature-flags.js';
 import { insertDistinctId, insertPerson } from '../src/store/meta/persons.js';
 import {
@@ -14,14 +18,18 @@ import {
   loadHeader,
   loadOptions,
   median,
-  medianOf,
-  rowAgainst,
   table,
 } from './lib.js';
 
 const options = loadOptions();
-const { seconds, connections, rounds } = options;
-const { app, stores, boot, base, auth, close } = await benchServer('flags');
+const { seconds, connections, rounds, only } = options;
+let staticAnswer = '';
+const { app, stores, boot, base, auth, close } = await benchServer('flags', (server) => {
+  // The same answer bytes as /flags, precomputed: the floor of sending them at all.
+  server.post('/_bench/static', { config: { scope: PUBLIC } }, async (_r, reply) =>
+    reply.type('application/json; charset=utf-8').send(staticAnswer),
+  );
+});
 
 // 50 flags: half with person-property conditions, ten multivariate, the rest plain rollouts.
 const ops = [
@@ -87,23 +95,81 @@ const check = (await (
 ).json()) as { flags: Record<string, unknown> };
 if (Object.keys(check.flags).length !== 50) throw new Error('expected 50 flags in the answer');
 
+staticAnswer = JSON.stringify(check);
 const post = { method: 'POST' as const, body: flagsBody, headers: { 'content-type': 'application/json' } };
-await autocannon(`${base}${HELLO_PATH}`, { connections, seconds: 2 });
-await autocannon(`${base}/flags/?v=2`, { connections, seconds: 2, ...post });
-const samples: Record<'hello' | 'flags', LoadResult[]> = { hello: [], flags: [] };
-for (let i = 0; i < rounds; i++) {
-  samples.hello.push(await autocannon(`${base}${HELLO_PATH}`, { connections, seconds }));
-  samples.flags.push(await autocannon(`${base}/flags/?v=2`, { connections, seconds, ...post }));
+const newUsersBody = JSON.stringify({
+  token: boot.project_api_key,
+  distinct_id: 'new-[<id>]',
+  person_properties: { $browser: 'Chrome' },
+});
+type Name = 'hello' | 'static' | 'flags' | 'newUsers';
+interface Sample extends LoadResult {
+  cpuUs: number;
+  sysUs: number;
 }
-const hello = medianOf(samples.hello);
-const row = rowAgainst(hello);
+const targets: Record<Name, () => Promise<LoadResult>> = {
+  hello: () => autocannon(`${base}${HELLO_PATH}`, { connections, seconds }),
+  static: () => autocannon(`${base}/_bench/static`, { connections, seconds, ...post }),
+  flags: () => autocannon(`${base}/flags/?v=2`, { connections, seconds, ...post }),
+  newUsers: () =>
+    autocannon(`${base}/flags/?v=2`, {
+      connections,
+      seconds,
+      ...post,
+      body: newUsersBody,
+      idReplacement: true,
+    }),
+};
+const load = async (name: Name): Promise<Sample> => {
+  const cpu0 = process.cpuUsage();
+  const r = await targets[name]();
+  const cpu = process.cpuUsage(cpu0);
+  const n = Math.max(1, r.requests ?? 1);
+  return { ...r, cpuUs: (cpu.user + cpu.system) / n, sysUs: cpu.system / n };
+};
+const names: Name[] =
+  only === 'flags' ? ['flags'] : only === 'hello' ? ['hello'] : ['hello', 'static', 'flags', 'newUsers'];
+for (const name of names) await load(name);
+const samples: Record<Name, Sample[]> = { hello: [], static: [], flags: [], newUsers: [] };
+for (let i = 0; i < rounds; i++) for (const name of names) samples[name].push(await load(name));
+const summary = (name: Name) => ({
+  rps: median(samples[name].map((r) => r.rps)),
+  p50: median(samples[name].map((r) => r.p50)),
+  p99: median(samples[name].map((r) => r.p99)),
+  cpuUs: median(samples[name].map((r) => r.cpuUs)),
+  sysUs: median(samples[name].map((r) => r.sysUs)),
+  errors: samples[name].reduce((n, r) => n + r.errors, 0),
+  non2xx: samples[name].reduce((n, r) => n + r.non2xx, 0),
+});
+const hello = only === 'flags' ? null : summary('hello');
+const row = (name: string, r: ReturnType<typeof summary>) => ({
+  route: name,
+  'req/s': Math.round(r.rps),
+  'p50 ms': r.p50,
+  'p99 ms': r.p99,
+  'ratio vs hello': hello ? r.rps / hello.rps : Number.NaN,
+  'server CPU µs/req': r.cpuUs,
+  'of which kernel': r.sysUs,
+  'CPU ratio (hello/route)': hello ? hello.cpuUs / r.cpuUs : Number.NaN,
+  'errors+non2xx': r.errors + r.non2xx,
+});
 console.log(loadHeader(stores.meta.dialect.name, options));
 console.log(
   table([
-    row('GET /_bench/hello (Fastify hello world)', hello),
-    row('POST /flags/?v=2 (50 flags, stored person)', medianOf(samples.flags)),
+    ...(hello ? [row('GET /_bench/hello (Fastify hello world)', hello)] : []),
+    ...(names.includes('static')
+      ? [row('POST /_bench/static (the same answer bytes, precomputed: the floor)', summary('static'))]
+      : []),
+    ...(names.includes('flags') ? [row('POST /flags/?v=2 (50 flags, stored person)', summary('flags'))] : []),
+    ...(names.includes('newUsers')
+      ? [row('POST /flags/?v=2 (50 flags, a new distinct id per request)', summary('newUsers'))]
+      : []),
   ]),
 );
+if (only) {
+  await close();
+  process.exit(0);
+}
 
 // 1 000 flags in a second project, read through the local evaluation endpoint with the secret key.
 const org = await app.inject({ method: 'GET', url: '/api/users/@me/', headers: auth });

@@ -4,6 +4,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+
+/** The bench server's app, for benches that add their own routes before it listens. */
+type BenchApp = FastifyInstance;
 
 const require = createRequire(import.meta.url);
 
@@ -13,6 +17,8 @@ export interface LoadResult {
   p99: number;
   errors: number;
   non2xx: number;
+  /** Requests completed in the run. */
+  requests?: number;
 }
 
 /** Runs autocannon in its own process so that the load generator does not share our event loop. */
@@ -24,6 +30,8 @@ export function autocannon(
     headers?: Record<string, string>;
     method?: 'GET' | 'POST';
     body?: string;
+    /** POST with `[<id>]` in the body replaced by a new id per request (bench/autocannon-unique.mjs). */
+    idReplacement?: boolean;
   },
 ) {
   const bin = require.resolve('autocannon/autocannon.js');
@@ -32,6 +40,11 @@ export function autocannon(
   if (options.method) args.push('-m', options.method);
   if (options.body !== undefined) args.push('-b', options.body);
   args.push(url);
+  if (options.idReplacement) {
+    args.splice(0, args.length, new URL('./autocannon-unique.mjs', import.meta.url).pathname, url);
+    args.push(String(options.connections), String(options.seconds), options.body ?? '');
+    for (const [k, v] of Object.entries(options.headers ?? {})) args.push(`${k}=${v}`);
+  }
   return new Promise<LoadResult>((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -48,6 +61,7 @@ export function autocannon(
         p99: r.latency.p99,
         errors: r.errors,
         non2xx: r.non2xx,
+        requests: r.requests.total,
       });
     });
   });
@@ -113,12 +127,15 @@ export function loadOptions() {
       seconds: { type: 'string', default: '5' },
       connections: { type: 'string', default: '64' },
       rounds: { type: 'string', default: '3' },
+      // One route alone (e.g. for `node --cpu-prof`), where a bench supports it.
+      only: { type: 'string' },
     },
   });
   return {
     seconds: Number(values.seconds),
     connections: Number(values.connections),
     rounds: Number(values.rounds),
+    only: values.only,
   };
 }
 
@@ -130,7 +147,7 @@ export const HELLO_PATH = '/_bench/hello';
  * same server in the same run. The server is imported here, not at the top, so benches that only
  * use the helpers above do not load it.
  */
-export async function benchServer(name: string) {
+export async function benchServer(name: string, routes?: (app: BenchApp) => void) {
   const { loadConfig } = await import('../src/config.js');
   const { PUBLIC } = await import('../src/domain/scopes.js');
   const { buildApp } = await import('../src/server/app.js');
@@ -152,6 +169,7 @@ export async function benchServer(name: string) {
   };
   const app = await buildApp({ config, meta: stores.meta, events: stores.events, bus: stores.bus });
   app.get(HELLO_PATH, { config: { scope: PUBLIC } }, async () => ({ hello: 'world' }));
+  routes?.(app);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     app,

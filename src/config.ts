@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Everything Burrow reads from its environment, parsed once at start. */
@@ -19,6 +20,8 @@ export interface Config {
   bodyLimit: number;
   shutdownTimeoutMs: number;
   authCacheTtlMs: number;
+  /** How long `/flags` may reuse a person's properties read from the store (0: never). */
+  flagsPersonCacheMs: number;
   ingestBatchRows: number;
   ingestBatchDelayMs: number;
   ingestMaxPendingRows: number;
@@ -43,6 +46,8 @@ export interface Config {
   exportQueryConcurrency: number;
   /** Engine memory for all statements of this node together, in bytes. */
   engineMemoryLimit: number;
+  /** Engine threads one query or export statement may use (0: the engine's default). */
+  queryMaxThreads: number;
   /** In-memory query cache budget, in bytes (also the budget of in-memory query statuses). */
   queryCacheMaxBytes: number;
   playlistCountIntervalMs: number;
@@ -198,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
+    flagsPersonCacheMs: int(env, 'FLAGS_PERSON_CACHE_MS', 1_000, 0, 60_000),
     ingestBatchRows: int(env, 'INGEST_BATCH_ROWS', 20_000, 1, 1_000_000),
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
@@ -213,6 +219,14 @@ export function loadConfig(env: Env = process.env): Config {
     queryTeamShare: int(env, 'QUERY_TEAM_SHARE', 2, 1, 1024),
     exportQueryConcurrency: int(env, 'BATCH_EXPORTS_QUERY_CONCURRENCY', 1, 1, 64),
     engineMemoryLimit: int(env, 'ENGINE_MEMORY_LIMIT', 12 * 2 ** 30, 256 * 2 ** 20, 2 ** 50),
+    // Half the machine's cores: one project's queries (QUERY_TEAM_SHARE at once) leave capture room.
+    queryMaxThreads: int(
+      env,
+      'QUERY_MAX_THREADS',
+      Math.max(1, Math.floor(availableParallelism() / 2)),
+      0,
+      1024,
+    ),
     queryCacheMaxBytes: int(env, 'QUERY_CACHE_MAX_BYTES', 128 * 2 ** 20, 2 ** 20, 64 * 2 ** 30),
     playlistCountIntervalMs: int(env, 'PLAYLIST_COUNT_INTERVAL_MS', 60_000, 0, 86_400_000),
     playlistCountMaxAgeMs: int(env, 'PLAYLIST_COUNT_MAX_AGE_MS', 1_800_000, 0, 604_800_000),

@@ -1,11 +1,19 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { brotliDecompress, brotliDecompressSync, gunzip, gunzipSync, inflate, inflateSync } from 'node:zlib';
+import {
+  brotliDecompressSync,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  gunzipSync,
+  inflateSync,
+} from 'node:zlib';
 
 // How long decoding may hold the event loop before yielding (as the ingest pipeline's slices).
 const SLICE_MS = 3;
 
 import { type Codec, decompress, decompressError } from './bytes.js';
+import { concatInSlices } from './concat.js';
+import { decodedTooLarge } from './errors.js';
 
 /**
  * The decoder is written once, as generators that yield `Step`s: a `tick` where it may pause (every
@@ -28,12 +36,6 @@ export function runSync<T>(steps: Steps<T>): T {
 }
 
 const inflatersSync = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync };
-
-const inflaters = {
-  gzip: promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress),
-};
 
 /**
  * Bodies up to this size compressed are first inflated in line, with the output capped at
@@ -59,14 +61,38 @@ function inflateInline(bytes: Buffer, codec: Codec, max: number): Buffer | undef
   }
 }
 
+const inflaters = { gzip: createGunzip, deflate: createInflate, br: createBrotliDecompress };
+
+/** Output per zlib callback: few main-thread turns for a large body, each short. */
+const INFLATE_CHUNK = 256 * 1024;
+
+/**
+ * Decompression on the thread pool, as zlib's one-shot functions do, but the output is joined
+ * by `concatInSlices`: the one-shot functions join it with one `Buffer.concat` on the event loop,
+ * tens of milliseconds for a body at the limit. Past `max` output bytes the stream is stopped (413).
+ */
 async function inflateAsync(bytes: Buffer, codec: Codec, max: number): Promise<Buffer> {
   const inline = inflateInline(bytes, codec, max);
   if (inline) return inline;
+  const chunks: Buffer[] = [];
+  const tooLarge = decodedTooLarge(max);
   try {
-    return await inflaters[codec](bytes, { maxOutputLength: max });
+    await new Promise<void>((resolve, reject) => {
+      const stream = inflaters[codec]({ chunkSize: INFLATE_CHUNK });
+      let total = 0;
+      stream.on('data', (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > max) stream.destroy(tooLarge);
+        else chunks.push(chunk);
+      });
+      stream.on('error', reject);
+      stream.on('end', resolve);
+      stream.end(bytes);
+    });
   } catch (error) {
-    throw decompressError(error, codec, max);
+    throw error === tooLarge ? tooLarge : decompressError(error, codec, max);
   }
+  return chunks.length === 0 ? Buffer.alloc(0) : concatInSlices(chunks);
 }
 
 export async function runAsync<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {

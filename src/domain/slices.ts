@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { concatInSlices } from '../capture/concat.js';
 
 /**
  * Long loops over a request's items (decoding, normalising, person processing, encoding rows)
@@ -87,5 +88,7 @@ export async function joinInSlices<T>(
     }
   }
   if (parts.length > 0) chunks.push(Buffer.from(parts.join('')));
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  if (chunks.length === 0) return Buffer.alloc(0);
+  // Copied together in slices too: a request at the limits encodes tens of MB of rows.
+  return concatInSlices(chunks, sliceMs);
 }

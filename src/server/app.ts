@@ -212,7 +212,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     [featureFlagRoutes, { ...api, flags }],
     [
       flagSdkRoutes,
-      { ...api, flags, cohorts, resolveTeam, evaluate: createFlagEvaluator(deps, flags, cohorts) },
+      {
+        ...api,
+        flags,
+        cohorts,
+        resolveTeam,
+        evaluate: createFlagEvaluator(deps, flags, cohorts, { personCacheMs: config.flagsPersonCacheMs }),
+      },
     ],
     [
       staticRoutes,

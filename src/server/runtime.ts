@@ -28,6 +28,7 @@ export async function openStores(config: Config): Promise<Stores> {
         exportConcurrency: config.exportQueryConcurrency,
         writeConcurrency: config.ingestWriters,
         memoryLimitBytes: config.engineMemoryLimit,
+        queryMaxThreads: config.queryMaxThreads,
       },
     });
     const bus = config.redisUrl ? await redisBus(config.redisUrl, config.redisKeyPrefix) : memoryBus();

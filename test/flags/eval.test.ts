@@ -48,6 +48,15 @@ describe('flag evaluation rules', () => {
       expect(sha1Prefix60(t)).toBe(
         Number.parseInt(createHash('sha1').update(t).digest('hex').slice(0, 15), 16),
       );
+    // The flag hash writes key, '.', identifier and salt straight into the block, in any script.
+    const { sha1Parts } = await import('../../src/domain/flags/sha1.js');
+    for (const [a, b, c] of [
+      ['flag', 'user', ''],
+      ['clé', '🦔-user', 'variant'],
+      ['k'.repeat(60), 'ü'.repeat(30), 'variant'],
+      ['', '', ''],
+    ] as const)
+      expect(sha1Parts(a, '.', b, c)).toBe(sha1Prefix60(`${a}.${b}${c}`));
   });
 
   it('matches operators with the flags service semantics', () => {

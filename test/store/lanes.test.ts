@@ -31,6 +31,7 @@ beforeAll(async () => {
       queryTeamShare: 1,
       exportConcurrency: 1,
       memoryLimitBytes: 2 * 1024 ** 3,
+      queryMaxThreads: 1,
     },
   });
   await store.command(
@@ -193,6 +194,19 @@ describe('query parameters', () => {
     expect(quick.ms).toBeLessThan(1000);
     await slow;
   }, 60_000);
+});
+
+describe('engine threads', () => {
+  it('query and export statements run on at most QUERY_MAX_THREADS threads; inserts keep the default', async () => {
+    const threads = async (lane: LaneName) =>
+      Number(
+        (await store.query<{ t: string }>("SELECT toString(getSetting('max_threads')) AS t", { lane }))[0]?.t,
+      );
+    // Every session of the lane, twice: the setting is part of every statement, not of one session.
+    for (let i = 0; i < 2 * QUERY_SESSIONS; i++) expect(await threads('query')).toBe(1);
+    expect(await threads('export')).toBe(1);
+    expect(await threads('write')).toBeGreaterThanOrEqual(1);
+  });
 });
 
 describe('engine memory', () => {

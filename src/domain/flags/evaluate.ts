@@ -1,5 +1,5 @@
 import { type CohortPropertyGroup, type CohortState, CohortUnavailable } from './cohorts.js';
-import { flagHash, variantFor } from './hash.js';
+import { hashMemo, variantOf } from './hash.js';
 import { matchProperty } from './properties.js';
 import type { ConditionGroup, FlagDefinition, FlagReason, FlagResult, PropertyFilter } from './types.js';
 
@@ -41,15 +41,73 @@ const DESCRIPTIONS: Record<string, string> = {
   flag_disabled: 'Feature flag is disabled',
 };
 
-const reason = (code: string, index: number | null): FlagReason => ({
-  code,
-  condition_index: index,
-  description:
-    code === 'condition_match' ? `Matched condition set ${(index ?? 0) + 1}` : (DESCRIPTIONS[code] ?? null),
-});
+const reasons = new Map<string, FlagReason[]>();
+/**
+ * One shared, frozen object per (code, condition): answers repeat a handful of reasons, and a
+ * shared object lets the response cache its JSON once (see `result`).
+ */
+function reason(code: string, index: number | null): FlagReason {
+  let byIndex = reasons.get(code);
+  if (byIndex === undefined) {
+    byIndex = [];
+    reasons.set(code, byIndex);
+  }
+  const slot = index === null ? 0 : index + 1;
+  let r = byIndex[slot];
+  if (r === undefined) {
+    r = Object.freeze({
+      code,
+      condition_index: index,
+      description:
+        code === 'condition_match'
+          ? `Matched condition set ${(index ?? 0) + 1}`
+          : (DESCRIPTIONS[code] ?? null),
+    });
+    byIndex[slot] = r;
+  }
+  return r;
+}
 
+interface Outcomes {
+  off: Map<FlagReason, FlagResult>;
+  on: Map<FlagReason, Map<string | null, FlagResult>>;
+}
+const outcomes = new WeakMap<FlagDefinition, Outcomes>();
+
+/**
+ * The result of a flag for a (enabled, variant, reason): one frozen object per flag definition and
+ * outcome, shared by every request until the definition is replaced (a change makes a new one).
+ * Evaluating allocates nothing per flag, and `flagsJson` writes each outcome's JSON once.
+ */
 function result(flag: FlagDefinition, enabled: boolean, variant: string | null, why: FlagReason): FlagResult {
-  return {
+  let known = outcomes.get(flag);
+  if (known === undefined) {
+    known = { off: new Map(), on: new Map() };
+    outcomes.set(flag, known);
+  }
+  if (!enabled) {
+    let r = known.off.get(why);
+    if (r === undefined) {
+      r = build(flag, false, null, why);
+      known.off.set(why, r);
+    }
+    return r;
+  }
+  let byVariant = known.on.get(why);
+  if (byVariant === undefined) {
+    byVariant = new Map();
+    known.on.set(why, byVariant);
+  }
+  let r = byVariant.get(variant);
+  if (r === undefined) {
+    r = build(flag, true, variant, why);
+    byVariant.set(variant, r);
+  }
+  return r;
+}
+
+function build(flag: FlagDefinition, enabled: boolean, variant: string | null, why: FlagReason): FlagResult {
+  return Object.freeze({
     key: flag.key,
     enabled,
     variant,
@@ -58,7 +116,7 @@ function result(flag: FlagDefinition, enabled: boolean, variant: string | null, 
     payload: enabled ? payloadOf(flag, variant) : null,
     id: flag.id,
     version: flag.version,
-  };
+  });
 }
 
 function payloadOf(flag: FlagDefinition, variant: string | null): unknown {
@@ -162,7 +220,7 @@ function chooseVariant(flag: FlagDefinition, condition: ConditionGroup, bucket: 
   const variants = flag.filters.multivariate?.variants ?? [];
   if (variants.length === 0) return null;
   if (condition.variant && variants.some((v) => v.key === condition.variant)) return condition.variant;
-  return variantFor(flag.key, bucket, variants);
+  return variantOf(hashMemo.hash(flag.key, bucket, 'variant'), variants);
 }
 
 function conditionHolds(
@@ -177,7 +235,7 @@ function conditionHolds(
     if (!filterHolds(filter, props, aggregation, ctx)) return 'no_condition_match';
   }
   const rollout = condition.rollout_percentage ?? 100;
-  return flagHash(flag.key, bucket) <= rollout / 100 ? 'match' : 'out_of_rollout_bound';
+  return hashMemo.hash(flag.key, bucket, '') <= rollout / 100 ? 'match' : 'out_of_rollout_bound';
 }
 
 function filterHolds(

@@ -10,9 +10,26 @@ export interface Version {
 
 const NUMERIC = /^\d+$/;
 
+const parsed = new Map<string, Version | null>();
+
+/**
+ * Remembered per text (bounded): every `/flags` request compares the same filter values and, for a
+ * given user, the same property values. The result is shared: callers never modify a Version.
+ */
 export function parseVersion(raw: unknown): Version | null {
   if (raw === null || raw === undefined || typeof raw === 'object') return null;
-  const text = String(raw).trim().replace(/^v/, '').trim();
+  const text = String(raw);
+  let v = parsed.get(text);
+  if (v === undefined) {
+    v = parseText(text);
+    if (parsed.size >= 10_000) parsed.clear();
+    parsed.set(text, v);
+  }
+  return v;
+}
+
+function parseText(raw: string): Version | null {
+  const text = raw.trim().replace(/^v/, '').trim();
   const cut = text.search(/[-+]/);
   const core = cut === -1 ? text : text.slice(0, cut);
   const rest = cut === -1 ? '' : text.slice(cut);

@@ -1,6 +1,11 @@
 import { validationError } from '../../errors.js';
 import type { MetaDb } from '../../store/meta/db.js';
-import { groupPropertiesOf, personForFlags, saveHashKeyOverrides } from '../../store/meta/flag-lookups.js';
+import {
+  groupPropertiesOf,
+  type PersonForFlags,
+  personForFlags,
+  saveHashKeyOverrides,
+} from '../../store/meta/flag-lookups.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { FlagCache } from './cache.js';
 import type { CohortLookup, CohortState } from './cohorts.js';
@@ -103,15 +108,61 @@ export function parseFlagsRequest(body: Record<string, unknown>): FlagsRequest {
 }
 
 /**
+ * The person behind a distinct id as flags read it, remembered for `ttlMs`. SDKs ask for the same
+ * user's flags on every page load and from every server-side call; without this each request
+ * paid a metadata statement (a network round trip with PostgreSQL). Concurrent requests for one
+ * id share one lookup. A property change made by ingestion is seen after at most `ttlMs` (PostHog's
+ * own ingestion is asynchronous, and SDKs send the properties they just set with the request);
+ * 0 turns the cache off. Entries this node changes (continuity keys) are dropped at once.
+ */
+export class FlagPersonCache {
+  #entries = new Map<string, { value: Promise<PersonForFlags | undefined>; at: number }>();
+
+  constructor(
+    private readonly meta: MetaDb,
+    private readonly ttlMs: number,
+    private readonly max = 50_000,
+  ) {}
+
+  get(teamId: number, distinctId: string): Promise<PersonForFlags | undefined> {
+    if (this.ttlMs <= 0) return personForFlags(this.meta, teamId, distinctId);
+    const key = `${teamId}:${distinctId}`;
+    const now = Date.now();
+    const hit = this.#entries.get(key);
+    if (hit && now - hit.at < this.ttlMs) return hit.value;
+    const value = personForFlags(this.meta, teamId, distinctId);
+    const entry = { value, at: now };
+    if (this.#entries.size >= this.max) this.#entries.clear();
+    this.#entries.set(key, entry);
+    value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    return value;
+  }
+
+  /** Reads the store now (and remembers what it read). */
+  fresh(teamId: number, distinctId: string): Promise<PersonForFlags | undefined> {
+    this.forget(teamId, [distinctId]);
+    return this.get(teamId, distinctId);
+  }
+
+  forget(teamId: number, distinctIds: readonly string[]): void {
+    for (const d of distinctIds) this.#entries.delete(`${teamId}:${d}`);
+  }
+}
+
+/**
  * Evaluates a project's active flags for one request: definitions from the cache, then one store
- * read for the person (properties and continuity keys together), one for the named groups, one
- * cohort lookup, whatever the number of flags.
+ * read for the person (properties and continuity keys together, remembered briefly, see
+ * FlagPersonCache), one for the named groups, one cohort lookup, whatever the number of flags.
  */
 export function createFlagEvaluator(
   deps: { meta: MetaDb; now: () => Date },
   cache: FlagCache,
   cohorts: CohortLookup | null,
+  options: { personCacheMs?: number } = {},
 ) {
+  const persons = new FlagPersonCache(deps.meta, options.personCacheMs ?? 0);
   return async function evaluate(team: TeamRecord, request: FlagsRequest): Promise<FlagsEvaluation> {
     const snapshot = await cache.get(team.id);
     let flags = snapshot.active;
@@ -122,27 +173,36 @@ export function createFlagEvaluator(
     if (flags.length === 0) return { results: [], errorsWhileComputingFlags: false };
 
     let mapping = snapshot.groupTypeMapping;
-    const known = new Set(Object.values(mapping));
-    if (Object.keys(request.groups).some((type) => !known.has(type)))
-      mapping = await cache.refreshGroupTypes(team.id);
-    const indexOf = new Map(Object.entries(mapping).map(([index, name]) => [name, Number(index)]));
-    const wantedGroups = Object.entries(request.groups)
-      .filter(([type]) => indexOf.has(type))
-      .map(([type, key]) => ({ type, index: indexOf.get(type) as number, key }));
+    let wantedGroups: Array<{ type: string; index: number; key: string }> = [];
+    if (Object.keys(request.groups).length > 0) {
+      // Only requests that name groups pay for resolving them.
+      const known = new Set(Object.values(mapping));
+      if (Object.keys(request.groups).some((type) => !known.has(type)))
+        mapping = await cache.refreshGroupTypes(team.id);
+      const indexOf = new Map(Object.entries(mapping).map(([index, name]) => [name, Number(index)]));
+      wantedGroups = Object.entries(request.groups)
+        .filter(([type]) => indexOf.has(type))
+        .map(([type, key]) => ({ type, index: indexOf.get(type) as number, key }));
+    }
 
+    const anon =
+      request.anonDistinctId && request.anonDistinctId !== request.distinctId ? request.anonDistinctId : null;
+    // A request that may write continuity keys reads the person's current ones, not remembered ones.
+    const mayWrite = anon !== null && snapshot.continuityKeys.length > 0;
     const [person, storedGroups] = await Promise.all([
-      personForFlags(deps.meta, team.id, request.distinctId),
+      mayWrite ? persons.fresh(team.id, request.distinctId) : persons.get(team.id, request.distinctId),
       groupPropertiesOf(deps.meta, team.id, wantedGroups),
     ]);
 
-    const overrides = new Map(person?.hashKeyOverrides ?? []);
-    const anon =
-      request.anonDistinctId && request.anonDistinctId !== request.distinctId ? request.anonDistinctId : null;
-    const continuity = snapshot.continuityKeys.filter((k) => !overrides.has(k));
+    let overrides: ReadonlyMap<string, string> = person?.hashKeyOverrides ?? NO_OVERRIDES;
+    const continuity = mayWrite ? snapshot.continuityKeys.filter((k) => !overrides.has(k)) : [];
     if (anon && continuity.length > 0) {
       // Remember the anonymous id as these flags' bucketing key for the person, before it changes.
       await saveHashKeyOverrides(deps.meta, team.id, [request.distinctId, anon], continuity, anon);
-      for (const key of continuity) overrides.set(key, anon);
+      persons.forget(team.id, [request.distinctId, anon]);
+      const updated = new Map(overrides);
+      for (const key of continuity) updated.set(key, anon);
+      overrides = updated;
     }
 
     const groupProperties: Record<string, Record<string, unknown>> = {};
@@ -171,5 +231,7 @@ export function createFlagEvaluator(
     return { results, errorsWhileComputingFlags: results.some((r) => r.failed) };
   };
 }
+
+const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
 export type FlagEvaluator = ReturnType<typeof createFlagEvaluator>;

@@ -1,3 +1,4 @@
+import { concatInSlices } from '../../capture/concat.js';
 import type { EventsStore } from '../../store/events/store.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { isSerializationFailure, isUniqueViolation } from '../../store/meta/errors.js';
@@ -40,7 +41,8 @@ export function createWriter(events: EventsStore) {
   return async (sets: WriteSet[]) => {
     for (const [part, table] of TABLES) {
       if (part === 'events') {
-        const body = Buffer.concat(sets.map((s) => s.events));
+        // In slices: a group commit's rows reach tens of MB, one copy held the event loop as long.
+        const body = await concatInSlices(sets.map((s) => s.events));
         if (body.length > 0) await events.insertEncoded(table, body);
         continue;
       }

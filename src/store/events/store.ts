@@ -78,6 +78,12 @@ export interface EngineLimits {
   writeConcurrency: number;
   /** Engine memory for all statements together, split evenly between the lanes' sessions. */
   memoryLimitBytes: number;
+  /**
+   * Engine threads per statement of the query and export lanes (0: the engine's default, one per
+   * core). Without a cap two queries of one project took every core, and capture on the write
+   * lane waited for CPU (bench/isolation.ts); inserts keep the default.
+   */
+  queryMaxThreads: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
@@ -86,6 +92,7 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   exportConcurrency: 1,
   writeConcurrency: 1,
   memoryLimitBytes: 12 * 1024 ** 3,
+  queryMaxThreads: 0,
 };
 
 export interface EventsStoreOptions {
@@ -141,10 +148,12 @@ function wrap(
   // a time, so together they stay under the limit, and a statement past its part fails alone.
   const sessions = limits.queryConcurrency + limits.exportConcurrency + limits.writeConcurrency;
   const memoryPerStatement = Math.max(64 * 1024 ** 2, Math.floor(limits.memoryLimitBytes / sessions));
+  const threads: Record<string, number> =
+    limits.queryMaxThreads > 0 ? { max_threads: limits.queryMaxThreads } : {};
   const laneSettings: Record<LaneName, Record<string, number>> = {
     write: { max_memory_usage: memoryPerStatement, max_execution_time: 0 },
-    query: { max_memory_usage: memoryPerStatement, max_execution_time: READ_TIME_LIMIT_S },
-    export: { max_memory_usage: memoryPerStatement, max_execution_time: READ_TIME_LIMIT_S },
+    query: { max_memory_usage: memoryPerStatement, max_execution_time: READ_TIME_LIMIT_S, ...threads },
+    export: { max_memory_usage: memoryPerStatement, max_execution_time: READ_TIME_LIMIT_S, ...threads },
   };
   // log_comment is always set: on chDB settings stick to the session (see control.ts).
   const settingsFor = (lane: LaneName, o?: QueryOptions) => ({
