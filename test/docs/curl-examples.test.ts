@@ -147,6 +147,20 @@ describe(`curl examples in the docs (${backend})`, () => {
     });
     base = JSON.parse(await server.waitFor(/burrow ready/, 120_000)).url;
     await seed(base, JSON.parse(readFileSync(join(home, '.burrow', 'bootstrap.json'), 'utf8')));
+    // console.md logs in as the owner: give them the password it uses, as its first block does.
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'password'], {
+      cwd: ROOT,
+      input: 'a long password\n',
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        BURROW_DATA_DIR: join(home, '.burrow'),
+        DATABASE_URL: process.env.DATABASE_URL,
+        DATABASE_SCHEMA: schema,
+      },
+    });
+    if (cli.status !== 0) throw new Error(`burrow password failed: ${cli.stderr}`);
   }, 180_000);
 
   afterAll(async () => {
@@ -168,7 +182,7 @@ describe(`curl examples in the docs (${backend})`, () => {
       'batch-exports',
       'errors',
     ];
-    mustRun.push('insights-dashboards', 'isolation', 'limits', 'persons-and-data', 'security');
+    mustRun.push('console', 'insights-dashboards', 'isolation', 'limits', 'persons-and-data', 'security');
     for (const page of mustRun) expect(count(`docs/${page}.md`), page).toBeGreaterThan(0);
   });
 
