@@ -21,7 +21,8 @@ export const Team = Type.Object({
   test_account_filters_default_checked: Type.Boolean(),
   modifiers: Nullable(
     Type.Record(Type.String(), Type.Unknown(), {
-      description: "The project's default HogQL modifiers, e.g. personsOnEventsMode; a query's own modifiers override them",
+      description:
+        "The project's default HogQL modifiers, e.g. personsOnEventsMode; a query's own modifiers override them",
     }),
   ),
   default_modifiers: Type.Record(Type.String(), Type.Unknown(), {

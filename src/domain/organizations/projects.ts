@@ -41,7 +41,8 @@ function requireAdmin(access: OrganizationAccess): void {
 function teamModifiers(input: Record<string, unknown> | null): Record<string, unknown> | null {
   if (input === null) return null;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(input)) if (value !== null && value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(input))
+    if (value !== null && value !== undefined) out[key] = value;
   const mode = out.personsOnEventsMode;
   if (mode !== undefined) choice(mode as string, PERSONS_ON_EVENTS_MODES as readonly string[], 'modifiers');
   if (out.convertToProjectTimezone !== undefined && typeof out.convertToProjectTimezone !== 'boolean') {

@@ -48,9 +48,18 @@ const groupJoins: Record<string, FieldDef> = Object.fromEntries(
  * same person for every event whose distinct id was merged and for every other mapped one.
  */
 const overriddenPersonId = (): Expr =>
-  call('if', [call('empty', [field('pdi', 'person_id')]), field('event_person_id'), field('pdi', 'person_id')]);
+  call('if', [
+    call('empty', [field('pdi', 'person_id')]),
+    field('event_person_id'),
+    field('pdi', 'person_id'),
+  ]);
 
-const personIdField = (expr: () => Expr): FieldDef => ({ kind: 'expression', data: 'uuid', hidden: true, expr });
+const personIdField = (expr: () => Expr): FieldDef => ({
+  kind: 'expression',
+  data: 'uuid',
+  hidden: true,
+  expr,
+});
 
 /** `poe`: the person as the event row holds it, no join; `id` is the mode's `person_id`. */
 const poe = (id: FieldDef): FieldDef => ({
