@@ -189,7 +189,7 @@ describe('persons on events: what each mode reads', () => {
     const totals = async (mode: Mode) => {
       const out = await trends(mode);
       return Object.fromEntries(
-        (out.results as Array<{ breakdown_value: string; aggregated_value: number }>).map((r) => [
+        (out.results as unknown as Array<{ breakdown_value: string; aggregated_value: number }>).map((r) => [
           r.breakdown_value,
           r.aggregated_value,
         ]),
