@@ -1,14 +1,18 @@
 /**
- * The /query API against the raw engine: an 8-query suite on generated events, each run through
+ * The /query API against the raw engine: a query suite on generated events, each run through
  * `POST /query` with `force_blocking` and, in the same run, the same compiled SQL sent straight to
- * the engine. Prints medians and ratios. Run: npm run bench:query -- --rows 10000000 [--dir d]
+ * the engine. Prints medians and ratios, then person-property filters and breakdowns in each
+ * persons-on-events mode beside the same on an event property, as engine-time ratios.
+ * Run: npm run bench:query -- --rows 10000000 [--dir d]  (BENCH_ONLY=persons: the second part only)
  */
 
 import { compileSelect } from '../src/hogql/compile.js';
+import type { PersonsOnEventsMode } from '../src/hogql/schema/events.js';
 import { benchArgs, openDataset } from './dataset.js';
 import { interleaved, postQuery } from './lib.js';
 
 const { rows: ROWS, runs: RUNS, dir } = benchArgs(7);
+const ONLY_PERSONS = process.env.BENCH_ONLY === 'persons';
 const { team, key, events, url, close } = await openDataset({ rows: ROWS, dir });
 
 const SUITE: Array<[string, string]> = [
@@ -39,15 +43,43 @@ const SUITE: Array<[string, string]> = [
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
-const ratios: number[] = [];
-for (const [name, hogql] of SUITE) {
-  const compiled = compileSelect(hogql, {
+/** Person properties beside the same on an event property, by persons-on-events mode. */
+const JOINED: PersonsOnEventsMode = 'person_id_override_properties_joined';
+const POE: PersonsOnEventsMode = 'person_id_override_properties_on_events';
+const NO_OVERRIDE: PersonsOnEventsMode = 'person_id_no_override_properties_on_events';
+const filter = (prop: string) => `SELECT count() FROM events WHERE ${prop} = 'pro'`;
+const breakdown = (prop: string) =>
+  `SELECT ${prop} AS value, count() AS c FROM events GROUP BY value ORDER BY c DESC LIMIT 20`;
+const PERSONS: Array<[string, string, PersonsOnEventsMode | undefined]> = [
+  ['event-property filter (JSON)', filter('properties.plan.tier'), undefined],
+  [
+    'event-property filter ($browser, column)',
+    "SELECT count() FROM events WHERE properties.$browser = 'Chrome'",
+    undefined,
+  ],
+  ['person filter, joined (default)', filter('person.properties.plan'), JOINED],
+  ['person filter, override on events', filter('person.properties.plan'), POE],
+  ['person filter, no override on events', filter('person.properties.plan'), NO_OVERRIDE],
+  ['event-property breakdown (JSON)', breakdown('properties.plan.tier'), undefined],
+  ['event-property breakdown ($browser, column)', breakdown('properties.$browser'), undefined],
+  ['person breakdown, joined (default)', breakdown('person.properties.plan'), JOINED],
+  ['person breakdown, override on events', breakdown('person.properties.plan'), POE],
+  ['person breakdown, no override on events', breakdown('person.properties.plan'), NO_OVERRIDE],
+];
+
+const compileFor = (hogql: string, mode?: PersonsOnEventsMode) =>
+  compileSelect(hogql, {
     teamId: team,
     timezone: 'UTC',
     weekStartDay: 0,
     table: (t) => events.table(t),
+    personsOnEventsMode: mode,
   });
+
+console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
+const ratios: number[] = [];
+for (const [name, hogql] of ONLY_PERSONS ? [] : SUITE) {
+  const compiled = compileFor(hogql);
   const {
     a: apiMs,
     b: rawMs,
@@ -62,5 +94,25 @@ for (const [name, hogql] of SUITE) {
     `${name.padEnd(36)} api ${apiMs.toFixed(1).padStart(8)}  engine ${rawMs.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );
 }
-console.log(`median ratio ${median(ratios).toFixed(2)} (target ≤ 1.10 per query)`);
+if (ratios.length) console.log(`median ratio ${median(ratios).toFixed(2)} (target ≤ 1.10 per query)`);
+
+// Engine time only, all queries of a round in turn (so load changes hit each alike), medians.
+const times = PERSONS.map(() => [] as number[]);
+const compiled = PERSONS.map(([, hogql, mode]) => compileFor(hogql, mode));
+for (let r = 0; r < RUNS; r++) {
+  for (const [i, c] of compiled.entries()) {
+    const t0 = performance.now();
+    await events.queryRows(c.sql, { params: c.params });
+    times[i]?.push(performance.now() - t0);
+  }
+}
+const ms = times.map(median);
+const base = { filter: ms[0] as number, breakdown: ms[5] as number };
+console.log('\nperson vs event properties (engine ms; ratio to the JSON event property of the same kind)');
+for (const [i, [name]] of PERSONS.entries()) {
+  const kind = name.includes('breakdown') ? 'breakdown' : 'filter';
+  console.log(
+    `${name.padEnd(44)} ${(ms[i] as number).toFixed(1).padStart(8)}  ratio ${((ms[i] as number) / base[kind]).toFixed(2)}`,
+  );
+}
 await close();
