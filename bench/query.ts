@@ -9,7 +9,7 @@
 import { compileSelect } from '../src/hogql/compile.js';
 import type { PersonsOnEventsMode } from '../src/hogql/schema/events.js';
 import { benchArgs, openDataset } from './dataset.js';
-import { interleaved, postQuery } from './lib.js';
+import { interleaved, median, postQuery } from './lib.js';
 
 const { rows: ROWS, runs: RUNS, dir } = benchArgs(7);
 const ONLY_PERSONS = process.env.BENCH_ONLY === 'persons';
@@ -40,8 +40,6 @@ const SUITE: Array<[string, string]> = [
     'SELECT uuid, event, timestamp, properties.$browser FROM events ORDER BY timestamp DESC LIMIT 100',
   ],
 ];
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /** Person properties beside the same on an event property, by persons-on-events mode. */
 const JOINED: PersonsOnEventsMode = 'person_id_override_properties_joined';

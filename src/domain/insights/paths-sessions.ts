@@ -37,9 +37,10 @@ const ev = field('event');
 
 function pageUrl(): Expr {
   const url = str(field('properties', '$current_url'));
+  // One trailing slash dropped (not from '/' itself); a plain suffix test, not a regex per event.
   return ifElse(
-    compare('>', fn('length', url), num(1)),
-    fn('replaceRegexpOne', url, constant('/$'), constant('')),
+    all([compare('>', fn('length', url), num(1)), fn('endsWith', url, constant('/'))]),
+    fn('substring', url, num(1), math('-', fn('length', url), num(1))),
     url,
   );
 }

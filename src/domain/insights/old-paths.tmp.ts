@@ -1,0 +1,80 @@
+import { compare, constant, type Expr, type SelectQuery } from '../../hogql/ast.js';
+import type { QueryResult, RunnerContext } from '../query/context.js';
+import type { QueryNode } from '../query/kinds.js';
+import { queryResponse } from '../query/response.js';
+import type { QueryRunner } from '../query/run.js';
+import { runSelect } from '../query/run-select.js';
+import { alias, all, at, fn, fromSelect, math, nth, num, select, v } from './ast-kit.js';
+import { insightProperties } from './entities.js';
+import { sessionsQuery, trimmedQuery } from './old-paths-sessions.tmp.js';
+import { type PathsSpec, pathsSpec } from './paths-spec.js';
+
+/**
+ * PathsQuery: each person's events in time order, cut into sessions at 30-minute gaps, repeats in
+ * a row collapsed, trimmed to start/end points and the step limit; every consecutive pair is an
+ * edge `{source: "1_/a", target: "2_/b"}` weighted by how many sessions took it, with the
+ * average milliseconds between the two.
+ */
+export function pathsQuery(spec: PathsSpec, node: QueryNode, ctx: RunnerContext): SelectQuery {
+  const P = v('path');
+  const step = (i: Expr) => fn('concat', fn('toString', i), constant('_'), nth(at(P, i), 2));
+  const next = math('+', v('i'), num(1));
+  const edges = select({
+    select: [
+      alias('i', fn('arrayJoin', fn('range', num(1), fn('length', P)))),
+      alias('source', step(v('i'))),
+      alias('target', step(next)),
+      alias('ms', math('-', nth(at(P, next), 1), nth(at(P, v('i')), 1))),
+    ],
+    select_from: fromSelect(trimmedQuery(spec, sessionsQuery(spec, node, ctx))),
+    where: all([compare('>', v('start_idx'), num(0)), compare('>', v('end_idx'), num(0))]),
+  });
+  const having: Expr[] = [];
+  if (spec.minEdgeWeight !== null) having.push(compare('>=', v('value'), num(spec.minEdgeWeight)));
+  if (spec.maxEdgeWeight !== null) having.push(compare('<=', v('value'), num(spec.maxEdgeWeight)));
+  return select({
+    select: [
+      v('source'),
+      v('target'),
+      alias('value', fn('count')),
+      alias('average_conversion_time', fn('avg', v('ms'))),
+    ],
+    select_from: fromSelect(edges),
+    group_by: [v('source'), v('target')],
+    having: having.length ? all(having) : null,
+    order_by: [
+      { node: 'OrderExpr', expr: v('value'), order: 'DESC' },
+      { node: 'OrderExpr', expr: v('source'), order: 'ASC' },
+      { node: 'OrderExpr', expr: v('target'), order: 'ASC' },
+    ],
+    limit: num(spec.edgeLimit),
+  });
+}
+
+async function runPaths(node: QueryNode, ctx: RunnerContext): Promise<QueryResult> {
+  const spec = { ...pathsSpec(node), properties: insightProperties(node, ctx) };
+  const out = await runSelect(pathsQuery(spec, node, ctx), ctx, {
+    modifiers: node.modifiers as Record<string, unknown> | undefined,
+  });
+  return queryResponse(
+    {
+      results: out.rows.map(([source, target, value, avg]) => ({
+        source,
+        target,
+        value: Number(value),
+        average_conversion_time: Number(avg),
+      })),
+      hogql: out.hogql,
+    },
+    { seconds: out.seconds, modifiers: node.modifiers as Record<string, unknown> | undefined },
+  );
+}
+
+export const pathsRunner: QueryRunner = {
+  check: (node) => {
+    pathsSpec(node);
+    return node;
+  },
+  run: runPaths,
+  staleness: { interval: 'day' },
+};
