@@ -52,7 +52,8 @@ export async function openDataset(options: { rows: number; dir: string | undefin
     const written = chTime(new Date().toISOString());
     for (let i = have; i < options.rows; i += 100_000) {
       const lines: string[] = [];
-      for (let j = i; j < Math.min(options.rows, i + 100_000); j++) lines.push(eventLineAt(g, j, team, written));
+      for (let j = i; j < Math.min(options.rows, i + 100_000); j++)
+        lines.push(eventLineAt(g, j, team, written));
       // The encoded insert capture uses (JSON objects read into the String columns).
       await events.insertEncoded('events', Buffer.from(lines.join('')));
     }

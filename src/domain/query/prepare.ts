@@ -6,8 +6,8 @@ import { typedContext } from '../definitions/typed-context.js';
 import type { Deps } from '../deps.js';
 import type { QueryResult } from './context.js';
 import { queryError } from './errors.js';
-import { personsOnEventsModeOf, withTeamModifiers } from './hogql-runner.js';
 import { applyDashboardFilters, applyVariablesOverride, type DashboardFilter } from './filters.js';
+import { personsOnEventsModeOf, withTeamModifiers } from './hogql-runner.js';
 import { nodePath, type QueryNode, unwrapQuery } from './kinds.js';
 import { type QueryRunner, runnableKinds, runnerFor } from './run.js';
 
