@@ -1,8 +1,11 @@
 /**
  * Seeded, realistic event data for benchmarks: 50 event names with a skewed distribution, 100k
- * distinct ids, sessions, nested properties, and a person per distinct id.
+ * distinct ids, sessions, nested properties, and a person per distinct id. Events are encoded by
+ * ingestion's own `eventLine`, so they carry the person's id and properties as they were when the
+ * event happened (persons on events), as captured events do.
  */
-import type { DistinctIdRow, EventRow, PersonRow } from '../test/helpers/events-insert.js';
+import { chTime, eventLine } from '../src/domain/ingest/rows.js';
+import type { DistinctIdRow, PersonRow } from '../test/helpers/events-insert.js';
 
 export function generator(seed = 42) {
   let s = seed;
@@ -47,7 +50,28 @@ function sessionStart(user: number, k: number): number {
 }
 const personId = (user: number) => `0190b6a4-0000-7000-8000-${hex(user, 12)}`;
 
-export function eventRow(g: ReturnType<typeof generator>, i: number, teamId: number): EventRow {
+/** A number in [0, 1) fixed by (n, salt): person facts must not depend on the event stream's RNG. */
+function mix(n: number, salt: number): number {
+  let h = Math.imul(n ^ Math.imul(salt, 0x9e3779b1), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
+}
+const PLANS = ['free', 'pro', 'enterprise'];
+const PERSON_CREATED = new Date(NOW - 60 * DAY).toISOString();
+
+/**
+ * A person's properties at time `ms`. A third of the paying persons upgraded from 'free' at a time
+ * of their own within the 35 days, so point-in-time person properties (on the event) and current
+ * ones (the persons table) differ for their earlier events, as they do in real projects.
+ */
+export function personPropertiesAt(user: number, ms: number): { email: string; plan: string } {
+  const plan = PLANS[Math.floor(mix(user, 1) * PLANS.length)] as string;
+  const upgradedAt = mix(user, 2) < 1 / 3 ? NOW - 35 * DAY + mix(user, 3) * 35 * DAY : 0;
+  return { email: `user${user}@example.com`, plan: plan !== 'free' && ms < upgradedAt ? 'free' : plan };
+}
+
+/** Event `i` as the `events` JSONEachRow line capture writes; `now` is `chTime` text. */
+export function eventLineAt(g: ReturnType<typeof generator>, i: number, teamId: number, now: string): string {
   const user = Math.floor(g.rand() * USERS);
   // Ten sessions per user over the 35 days, each at a fixed time of its own and 30 minutes long,
   // so a session holds about ten events (a uniformly random time per event made every event a
@@ -66,31 +90,32 @@ export function eventRow(g: ReturnType<typeof generator>, i: number, teamId: num
     plan: { tier: g.pick(['free', 'pro', 'enterprise']), seats: Math.floor(g.rand() * 50) },
     amount: Math.round(g.rand() * 10_000) / 100,
   };
-  return {
-    uuid: `${hex(i / 65536, 8)}-${hex(i, 4)}-7${hex(g.rand() * 4096, 3)}-8${hex(g.rand() * 4096, 3)}-${hex(g.rand() * 2 ** 24, 6)}${hex(g.rand() * 2 ** 24, 6)}`,
-    event: g.skewed(EVENT_NAMES),
-    properties: JSON.stringify(props),
-    timestamp: ts(time),
-    team_id: teamId,
-    distinct_id: `user-${user}`,
-    person_id: personId(user),
-  };
+  const uuid = `${hex(i / 65536, 8)}-${hex(i, 4)}-7${hex(g.rand() * 4096, 3)}-8${hex(g.rand() * 4096, 3)}-${hex(g.rand() * 2 ** 24, 6)}${hex(g.rand() * 2 ** 24, 6)}`;
+  const event = g.skewed(EVENT_NAMES);
+  return eventLine(
+    teamId,
+    { uuid, event, distinctId: `user-${user}`, properties: props, timestamp: new Date(time).toISOString() },
+    {
+      personId: personId(user),
+      personProperties: personPropertiesAt(user, time),
+      personCreatedAt: PERSON_CREATED,
+      groups: ['', '', '', '', ''],
+    },
+    now,
+  );
 }
 
-export function personRows(
-  g: ReturnType<typeof generator>,
-  teamId: number,
-): { persons: PersonRow[]; pdis: DistinctIdRow[] } {
+export { chTime };
+
+/** Every person as it is now (after any upgrade), and its one distinct id. */
+export function personRows(teamId: number): { persons: PersonRow[]; pdis: DistinctIdRow[] } {
   const persons: PersonRow[] = [];
   const pdis: DistinctIdRow[] = [];
   for (let u = 0; u < USERS; u++) {
     persons.push({
       id: personId(u),
       team_id: teamId,
-      properties: JSON.stringify({
-        email: `user${u}@example.com`,
-        plan: g.pick(['free', 'pro', 'enterprise']),
-      }),
+      properties: JSON.stringify(personPropertiesAt(u, NOW)),
       is_identified: 1,
       created_at: ts(NOW - 60 * DAY),
       version: 0,

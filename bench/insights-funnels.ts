@@ -7,7 +7,7 @@
  */
 
 import { benchArgs, openDataset } from './dataset.js';
-import { interleaved, postQuery } from './lib.js';
+import { interleaved, median, postQuery } from './lib.js';
 
 const { rows: ROWS, runs: RUNS, dir } = benchArgs(5);
 const { team, key, events, url, close } = await openDataset({
@@ -71,4 +71,28 @@ for (const [name, node, sql] of SUITE) {
   );
 }
 console.log('target: ratio ≤ 1.5 per query');
+
+// Paths against the funnel through the API, in turn per round: wall and the process's CPU time
+// (server and engine share this process), medians.
+const pair = [SUITE[0], SUITE[2]] as const;
+const wall: number[][] = [[], []];
+const cpu: number[][] = [[], []];
+for (let r = 0; r <= RUNS; r++) {
+  for (const [i, entry] of pair.entries()) {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    await postQuery(url, team, key, (entry as (typeof SUITE)[number])[1]);
+    const used = process.cpuUsage(c0);
+    if (r > 0) {
+      wall[i]?.push(performance.now() - t0);
+      cpu[i]?.push((used.user + used.system) / 1000);
+    }
+  }
+}
+const [fw, pw] = wall.map(median) as [number, number];
+const [fc, pc] = cpu.map(median) as [number, number];
+console.log(
+  `funnel: wall ${fw.toFixed(0)} ms, CPU ${fc.toFixed(0)} ms; paths: wall ${pw.toFixed(0)} ms, CPU ${pc.toFixed(0)} ms`,
+);
+console.log(`paths / funnel: wall ${(pw / fw).toFixed(2)}, CPU ${(pc / fc).toFixed(2)} (target ≤ 1.5)`);
 await close();

@@ -1,14 +1,18 @@
 /**
- * The /query API against the raw engine: an 8-query suite on generated events, each run through
+ * The /query API against the raw engine: a query suite on generated events, each run through
  * `POST /query` with `force_blocking` and, in the same run, the same compiled SQL sent straight to
- * the engine. Prints medians and ratios. Run: npm run bench:query -- --rows 10000000 [--dir d]
+ * the engine. Prints medians and ratios, then person-property filters and breakdowns in each
+ * persons-on-events mode beside the same on an event property, as engine-time ratios.
+ * Run: npm run bench:query -- --rows 10000000 [--dir d]  (BENCH_ONLY=persons: the second part only)
  */
 
 import { compileSelect } from '../src/hogql/compile.js';
+import type { PersonsOnEventsMode } from '../src/hogql/schema/events.js';
 import { benchArgs, openDataset } from './dataset.js';
-import { interleaved, postQuery } from './lib.js';
+import { interleaved, median, postQuery } from './lib.js';
 
 const { rows: ROWS, runs: RUNS, dir } = benchArgs(7);
+const ONLY_PERSONS = process.env.BENCH_ONLY === 'persons';
 const { team, key, events, url, close } = await openDataset({ rows: ROWS, dir });
 
 const SUITE: Array<[string, string]> = [
@@ -37,17 +41,43 @@ const SUITE: Array<[string, string]> = [
   ],
 ];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+/** Person properties beside the same on an event property, by persons-on-events mode. */
+const JOINED: PersonsOnEventsMode = 'person_id_override_properties_joined';
+const POE: PersonsOnEventsMode = 'person_id_override_properties_on_events';
+const NO_OVERRIDE: PersonsOnEventsMode = 'person_id_no_override_properties_on_events';
+const filter = (prop: string) => `SELECT count() FROM events WHERE ${prop} = 'pro'`;
+const breakdown = (prop: string) =>
+  `SELECT ${prop} AS value, count() AS c FROM events GROUP BY value ORDER BY c DESC LIMIT 20`;
+const PERSONS: Array<[string, string, PersonsOnEventsMode | undefined]> = [
+  ['event-property filter (JSON)', filter('properties.plan.tier'), undefined],
+  [
+    'event-property filter ($browser, column)',
+    "SELECT count() FROM events WHERE properties.$browser = 'Chrome'",
+    undefined,
+  ],
+  ['person filter, joined (default)', filter('person.properties.plan'), JOINED],
+  ['person filter, override on events', filter('person.properties.plan'), POE],
+  ['person filter, no override on events', filter('person.properties.plan'), NO_OVERRIDE],
+  ['event-property breakdown (JSON)', breakdown('properties.plan.tier'), undefined],
+  ['event-property breakdown ($browser, column)', breakdown('properties.$browser'), undefined],
+  ['person breakdown, joined (default)', breakdown('person.properties.plan'), JOINED],
+  ['person breakdown, override on events', breakdown('person.properties.plan'), POE],
+  ['person breakdown, no override on events', breakdown('person.properties.plan'), NO_OVERRIDE],
+];
 
-console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
-const ratios: number[] = [];
-for (const [name, hogql] of SUITE) {
-  const compiled = compileSelect(hogql, {
+const compileFor = (hogql: string, mode?: PersonsOnEventsMode) =>
+  compileSelect(hogql, {
     teamId: team,
     timezone: 'UTC',
     weekStartDay: 0,
     table: (t) => events.table(t),
+    personsOnEventsMode: mode,
   });
+
+console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
+const ratios: number[] = [];
+for (const [name, hogql] of ONLY_PERSONS ? [] : SUITE) {
+  const compiled = compileFor(hogql);
   const {
     a: apiMs,
     b: rawMs,
@@ -62,5 +92,38 @@ for (const [name, hogql] of SUITE) {
     `${name.padEnd(36)} api ${apiMs.toFixed(1).padStart(8)}  engine ${rawMs.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );
 }
-console.log(`median ratio ${median(ratios).toFixed(2)} (target ≤ 1.10 per query)`);
+if (ratios.length) console.log(`median ratio ${median(ratios).toFixed(2)} (target ≤ 1.10 per query)`);
+
+// Engine only, every query of a round in turn (so load changes hit each alike), medians of wall
+// time and of the process's CPU time (the engine runs in this process: CPU time is what a query
+// costs whatever else shares the machine). Round 0 warms up.
+const wall = PERSONS.map(() => [] as number[]);
+const cpu = PERSONS.map(() => [] as number[]);
+const compiled = PERSONS.map(([, hogql, mode]) => compileFor(hogql, mode));
+for (let r = 0; r <= RUNS; r++) {
+  for (const [i, c] of compiled.entries()) {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    await events.queryRows(c.sql, { params: c.params });
+    const used = process.cpuUsage(c0);
+    if (r > 0) {
+      wall[i]?.push(performance.now() - t0);
+      cpu[i]?.push((used.user + used.system) / 1000);
+    }
+  }
+}
+const w = wall.map(median);
+const c = cpu.map(median);
+const json = { filter: 0, breakdown: 5 };
+const column = { filter: 1, breakdown: 6 };
+console.log('\nperson vs event properties, engine medians; CPU-time ratios to the event property');
+console.log(`${''.padEnd(44)} ${'wall ms'.padStart(8)} ${'CPU ms'.padStart(8)}  vs JSON  vs column`);
+for (const [i, [name]] of PERSONS.entries()) {
+  const kind = name.includes('breakdown') ? 'breakdown' : 'filter';
+  const ci = c[i] as number;
+  const ratio = (j: number) => (ci / (c[j] as number)).toFixed(2);
+  console.log(
+    `${name.padEnd(44)} ${(w[i] as number).toFixed(0).padStart(8)} ${ci.toFixed(0).padStart(8)}  ${ratio(json[kind]).padStart(7)}  ${ratio(column[kind]).padStart(8)}`,
+  );
+}
 await close();

@@ -8,6 +8,7 @@ import { ClickHousePrinter } from './printer/clickhouse.js';
 import { PrintContext, type PrintOptions } from './printer/context.js';
 import { printHogQL, printSelectHogQL } from './printer/hogql.js';
 import { resolveAny } from './resolver/select.js';
+import type { PersonsOnEventsMode } from './schema/events.js';
 import {
   MAX_QUERY_SIZE,
   printSettings,
@@ -23,6 +24,8 @@ export interface CompileOptions extends PrintOptions, PlaceholderValues {
   limits?: QueryLimits;
   /** Cohorts of the project for `IN COHORT` (none: every cohort reference is an error). */
   cohorts?: CohortLookup | undefined;
+  /** PostHog's `personsOnEventsMode` modifier (default: its self-hosted default). */
+  personsOnEventsMode?: PersonsOnEventsMode | undefined;
 }
 
 export interface CompiledQuery {
@@ -62,7 +65,7 @@ function compile(input: string | AnySelect, options: CompileOptions): CompiledQu
     options.defaultLimit === undefined ? DEFAULT_RETURNED_ROWS : options.defaultLimit,
   );
   const hogql = printSelectHogQL(ast);
-  resolveAny(ast, new Map(), 0);
+  resolveAny(ast, new Map(), 0, { personsOnEventsMode: options.personsOnEventsMode });
   const ctx = new PrintContext(options);
   const body = new ClickHousePrinter(ctx).print(ast);
   const settings = printSettings(querySettings(options.limits ?? SYNC_LIMITS));

@@ -62,6 +62,15 @@ describe(`projects (${backend})`, () => {
         session_recording_opt_in: false,
         test_account_filters: [],
         test_account_filters_default_checked: false,
+        modifiers: null,
+        default_modifiers: {
+          personsOnEventsMode: 'person_id_override_properties_joined',
+          materializationMode: 'legacy_null_as_null',
+          sessionTableVersion: 'v2',
+          convertToProjectTimezone: true,
+          bounceRatePageViewMode: 'count_pageviews',
+        },
+        person_on_events_querying_enabled: false,
         access_control: false,
       });
       expect(Number.isInteger(project.id)).toBe(true);

@@ -37,6 +37,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0015_definitions',
       '0016_cohorts',
       '0020_insights_dashboards',
+      '0030_team_modifiers',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

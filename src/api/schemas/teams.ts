@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { effectiveModifiers } from '../../domain/query/hogql-runner.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { DateTime, Nullable, Uuid } from './common.js';
 
@@ -18,6 +19,18 @@ export const Team = Type.Object({
   session_recording_opt_in: Type.Boolean(),
   test_account_filters: Type.Array(Type.Unknown()),
   test_account_filters_default_checked: Type.Boolean(),
+  modifiers: Nullable(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "The project's default HogQL modifiers, e.g. personsOnEventsMode; a query's own modifiers override them",
+    }),
+  ),
+  default_modifiers: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'The modifiers queries of this project get when they set none',
+  }),
+  person_on_events_querying_enabled: Type.Boolean({
+    description: 'Whether person properties are read from the events (point in time) by default',
+  }),
   access_control: Type.Boolean(),
 });
 
@@ -31,6 +44,7 @@ export const TeamInput = Type.Object(
     anonymize_ips: Type.Optional(Type.Boolean()),
     test_account_filters: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
     test_account_filters_default_checked: Type.Optional(Type.Boolean()),
+    modifiers: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   },
   { additionalProperties: false },
 );
@@ -46,6 +60,7 @@ export const TeamBasic = Type.Object({
 });
 
 export function toTeam(team: TeamRecord) {
+  const defaults = effectiveModifiers(team.modifiers ?? undefined);
   return {
     id: team.id,
     uuid: team.uuid,
@@ -62,6 +77,11 @@ export function toTeam(team: TeamRecord) {
     session_recording_opt_in: team.sessionRecordingOptIn,
     test_account_filters: team.testAccountFilters,
     test_account_filters_default_checked: team.testAccountFiltersDefaultChecked,
+    modifiers: team.modifiers,
+    default_modifiers: defaults,
+    person_on_events_querying_enabled:
+      defaults.personsOnEventsMode === 'person_id_override_properties_on_events' ||
+      defaults.personsOnEventsMode === 'person_id_no_override_properties_on_events',
     access_control: false,
   };
 }

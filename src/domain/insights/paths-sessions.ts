@@ -8,7 +8,6 @@ import {
   alias,
   all,
   array,
-  at,
   eq,
   fn,
   fromSelect,
@@ -21,6 +20,7 @@ import {
   num,
   or,
   select,
+  tuple,
   v,
 } from './ast-kit.js';
 import { timeRange } from './funnels/events.js';
@@ -37,9 +37,10 @@ const ev = field('event');
 
 function pageUrl(): Expr {
   const url = str(field('properties', '$current_url'));
+  // One trailing slash dropped (not from '/' itself); a plain suffix test, not a regex per event.
   return ifElse(
-    compare('>', fn('length', url), num(1)),
-    fn('replaceRegexpOne', url, constant('/$'), constant('')),
+    all([compare('>', fn('length', url), num(1)), fn('endsWith', url, constant('/'))]),
+    fn('substring', url, num(1), math('-', fn('length', url), num(1))),
     url,
   );
 }
@@ -84,45 +85,59 @@ export function sessionsQuery(spec: PathsSpec, node: QueryNode, ctx: RunnerConte
   const perActor = select({
     select: [
       alias('actor', field('person_id')),
+      // Tuples sort by time, then name: no key lambda (a lambda per comparison cost more).
       alias(
         'evs',
-        fn(
-          'arraySort',
-          lambda(['e'], nth(v('e'), 1)),
-          fn('groupArray', {
-            node: 'Tuple',
-            exprs: [fn('toUnixTimestamp64Milli', field('timestamp')), item],
-          }),
-        ),
+        fn('arraySort', fn('groupArray', tuple(fn('toUnixTimestamp64Milli', field('timestamp')), item))),
       ),
     ],
     select_from: fromTable('events'),
     where: all(filters),
     group_by: [v('actor')],
   });
-  const E = v('evs');
-  const gap = lambda(
-    ['x', 'i'],
-    all([
-      compare('>', v('i'), num(1)),
-      compare('>', math('-', nth(v('x'), 1), nth(at(E, math('-', v('i'), num(1))), 1)), num(SESSION_GAP_MS)),
-    ]),
-  );
-  const gaps = fn('arrayMap', gap, E, fn('arrayEnumerate', E));
   return select({
-    select: [alias('session', fn('arrayJoin', fn('arraySplit', lambda(['x', 'g'], v('g')), E, gaps)))],
+    select: [alias('session', fn('arrayJoin', collapsedSessions(v('evs'))))],
     select_from: fromSelect(perActor),
   });
 }
 
-export function trimmedQuery(spec: PathsSpec, sessions: SelectQuery): SelectQuery {
-  const S = v('session');
-  const notRepeat = lambda(
-    ['x', 'i'],
-    or(eq(v('i'), num(1)), compare('!=', nth(v('x'), 2), nth(at(S, math('-', v('i'), num(1))), 2))),
+/**
+ * A person's (ms, step) array cut into sessions at 30-minute gaps, with repeats in a row collapsed
+ * (the first of them kept). Every lambda takes the arrays it compares as arguments, shifted by one
+ * where it needs the previous element: ClickHouse copies an array a lambda captures once per
+ * element it maps, so `evs[i - 1]` inside a lambda over `evs` was quadratic per person.
+ */
+function collapsedSessions(E: Expr): Expr {
+  const times = fn('arrayMap', lambda(['x'], nth(v('x'), 1)), E);
+  const names = fn('arrayMap', lambda(['x'], nth(v('x'), 2)), E);
+  // arrayDifference starts at 0: the first event never starts a new session.
+  const gaps = fn(
+    'arrayMap',
+    lambda(['d'], compare('>', v('d'), num(SESSION_GAP_MS))),
+    fn('arrayDifference', times),
   );
+  const previous = fn('arrayPushFront', fn('arrayPopBack', names), constant(''));
+  // Kept: a session's first event, or a step other than the one before it.
+  const keep = fn(
+    'arrayMap',
+    lambda(['n', 'p', 'g', 'i'], or(eq(v('i'), num(1)), v('g'), compare('!=', v('n'), v('p')))),
+    names,
+    previous,
+    gaps,
+    fn('arrayEnumerate', names),
+  );
+  const kept = (arr: Expr) => fn('arrayFilter', lambda(['x', 'k'], v('k')), arr, keep);
+  return fn('arraySplit', lambda(['x', 'g'], v('g')), kept(E), kept(gaps));
+}
+
+export function trimmedQuery(spec: PathsSpec, sessions: SelectQuery): SelectQuery {
   const items = (arr: Expr) => fn('arrayMap', lambda(['x'], nth(v('x'), 2)), arr);
-  const startIdx = spec.startPoint ? fn('indexOf', items(v('dedup')), constant(spec.startPoint)) : num(1);
+  const startIdx = spec.startPoint ? fn('indexOf', items(v('session')), constant(spec.startPoint)) : num(1);
+  // Without a start point the session is used as it is: a copy of every session's array (tuples
+  // with their strings) cost about a fifth of the whole query.
+  const fromStart = spec.startPoint
+    ? fn('arraySlice', v('session'), fn('greatest', v('start_idx'), num(1)))
+    : v('session');
   const endIdx = spec.endPoint
     ? fn('indexOf', items(v('from_start')), constant(spec.endPoint))
     : num(spec.stepLimit);
@@ -136,9 +151,8 @@ export function trimmedQuery(spec: PathsSpec, sessions: SelectQuery): SelectQuer
     : fn('arraySlice', v('from_start'), num(1), num(spec.stepLimit));
   return select({
     select: [
-      alias('dedup', fn('arrayFilter', notRepeat, S, fn('arrayEnumerate', S))),
       alias('start_idx', startIdx),
-      alias('from_start', fn('arraySlice', v('dedup'), fn('greatest', v('start_idx'), num(1)))),
+      alias('from_start', fromStart),
       alias('end_idx', endIdx),
       alias('path', path),
     ],

@@ -4,7 +4,7 @@ import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
-import { alias, all, at, fn, fromSelect, math, nth, num, select, v } from './ast-kit.js';
+import { alias, all, fn, fromSelect, lambda, math, nth, num, select, tuple, v } from './ast-kit.js';
 import { insightProperties } from './entities.js';
 import { sessionsQuery, trimmedQuery } from './paths-sessions.js';
 import { type PathsSpec, pathsSpec } from './paths-spec.js';
@@ -17,30 +17,45 @@ import { type PathsSpec, pathsSpec } from './paths-spec.js';
  */
 export function pathsQuery(spec: PathsSpec, node: QueryNode, ctx: RunnerContext): SelectQuery {
   const P = v('path');
-  const step = (i: Expr) => fn('concat', fn('toString', i), constant('_'), nth(at(P, i), 2));
-  const next = math('+', v('i'), num(1));
+  const steps = fn('arrayPopBack', P);
+  // One row per edge from one arrayJoin over (step number, name, next name, ms) tuples: an
+  // arrayJoin over step numbers that indexed the path copied the whole path onto every edge row.
+  const edge = fn(
+    'arrayMap',
+    lambda(
+      ['x', 'y', 'k'],
+      tuple(v('k'), nth(v('x'), 2), nth(v('y'), 2), math('-', nth(v('y'), 1), nth(v('x'), 1))),
+    ),
+    steps,
+    fn('arrayPopFront', P),
+    fn('arrayEnumerate', steps),
+  );
+  // Edges are grouped by (step number, name, next name); the `1_/a` labels are built once per
+  // group rather than once per session's edge.
   const edges = select({
     select: [
-      alias('i', fn('arrayJoin', fn('range', num(1), fn('length', P)))),
-      alias('source', step(v('i'))),
-      alias('target', step(next)),
-      alias('ms', math('-', nth(at(P, next), 1), nth(at(P, v('i')), 1))),
+      alias('e', fn('arrayJoin', edge)),
+      alias('i', nth(v('e'), 1)),
+      alias('a', nth(v('e'), 2)),
+      alias('b', nth(v('e'), 3)),
+      alias('ms', nth(v('e'), 4)),
     ],
     select_from: fromSelect(trimmedQuery(spec, sessionsQuery(spec, node, ctx))),
     where: all([compare('>', v('start_idx'), num(0)), compare('>', v('end_idx'), num(0))]),
   });
+  const label = (i: Expr, name: Expr) => fn('concat', fn('toString', i), constant('_'), name);
   const having: Expr[] = [];
   if (spec.minEdgeWeight !== null) having.push(compare('>=', v('value'), num(spec.minEdgeWeight)));
   if (spec.maxEdgeWeight !== null) having.push(compare('<=', v('value'), num(spec.maxEdgeWeight)));
   return select({
     select: [
-      v('source'),
-      v('target'),
+      alias('source', label(v('i'), v('a'))),
+      alias('target', label(math('+', v('i'), num(1)), v('b'))),
       alias('value', fn('count')),
       alias('average_conversion_time', fn('avg', v('ms'))),
     ],
     select_from: fromSelect(edges),
-    group_by: [v('source'), v('target')],
+    group_by: [v('i'), v('a'), v('b')],
     having: having.length ? all(having) : null,
     order_by: [
       { node: 'OrderExpr', expr: v('value'), order: 'DESC' },

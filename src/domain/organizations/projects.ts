@@ -1,4 +1,5 @@
-import { permissionDenied } from '../../errors.js';
+import { permissionDenied, validationError } from '../../errors.js';
+import { PERSONS_ON_EVENTS_MODES } from '../../hogql/schema/events.js';
 import { deleteTeamData } from '../../store/events/team-data.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import {
@@ -24,12 +25,30 @@ export interface ProjectInput {
   anonymize_ips?: boolean;
   test_account_filters?: unknown[];
   test_account_filters_default_checked?: boolean;
+  modifiers?: Record<string, unknown> | null;
 }
 
 export const insufficientLevel = () => permissionDenied('Your organization access level is insufficient.');
 
 function requireAdmin(access: OrganizationAccess): void {
   if (access.membership.level < ADMIN) throw insufficientLevel();
+}
+
+/**
+ * The project's default modifiers (PostHog's `team.modifiers`). `personsOnEventsMode` must be one
+ * of PostHog's modes; a null key is dropped (the built-in default applies).
+ */
+function teamModifiers(input: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (input === null) return null;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input))
+    if (value !== null && value !== undefined) out[key] = value;
+  const mode = out.personsOnEventsMode;
+  if (mode !== undefined) choice(mode as string, PERSONS_ON_EVENTS_MODES as readonly string[], 'modifiers');
+  if (out.convertToProjectTimezone !== undefined && typeof out.convertToProjectTimezone !== 'boolean') {
+    throw validationError('convertToProjectTimezone must be a boolean.', 'modifiers');
+  }
+  return Object.keys(out).length ? out : null;
 }
 
 function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
@@ -44,6 +63,7 @@ function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
     anonymizeIps: input.anonymize_ips,
     testAccountFilters: input.test_account_filters,
     testAccountFiltersDefaultChecked: input.test_account_filters_default_checked,
+    modifiers: input.modifiers === undefined ? undefined : teamModifiers(input.modifiers),
     updatedAt,
   };
 }
@@ -68,6 +88,7 @@ export async function insertProject(
     isDemo: false,
     testAccountFilters: patch.testAccountFilters ?? [],
     testAccountFiltersDefaultChecked: patch.testAccountFiltersDefaultChecked ?? false,
+    modifiers: patch.modifiers ?? null,
     createdAt: at,
     updatedAt: at,
   });

@@ -20,6 +20,8 @@ export interface RunnerContext {
   propertyType?: PropertyTypeLookup | undefined;
   /** The project's cohorts, for `IN COHORT` and cohort filters. */
   cohorts?: CohortLookup | undefined;
+  /** The project's default modifiers (`team.modifiers`): they fill keys a query does not set. */
+  teamModifiers?: Record<string, unknown> | undefined;
 }
 
 /** The result part of a query response (cache fields are added around it). */

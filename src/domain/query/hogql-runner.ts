@@ -1,6 +1,12 @@
 import { ApiError } from '../../errors.js';
 import { type CompileOptions, compileSelect } from '../../hogql/compile.js';
 import { DEFAULT_RETURNED_ROWS } from '../../hogql/limits.js';
+import {
+  DEFAULT_PERSONS_ON_EVENTS_MODE,
+  isPersonsOnEventsMode,
+  PERSONS_ON_EVENTS_MODES,
+  type PersonsOnEventsMode,
+} from '../../hogql/schema/events.js';
 import { ASYNC_LIMITS, SYNC_LIMITS } from '../../hogql/settings.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { filtersExpr, type HogQLFilters } from './filters.js';
@@ -17,10 +23,42 @@ export interface HogQLQueryNode {
   name?: string;
 }
 
+/**
+ * The query's `personsOnEventsMode`, else the default. An unknown value is refused as PostHog's
+ * schema refuses it.
+ */
+export function personsOnEventsModeOf(given: Record<string, unknown> | undefined): PersonsOnEventsMode {
+  const mode = given?.personsOnEventsMode;
+  if (mode === undefined || mode === null) return DEFAULT_PERSONS_ON_EVENTS_MODE;
+  if (isPersonsOnEventsMode(mode)) return mode;
+  const allowed = PERSONS_ON_EVENTS_MODES.map((m) => `'${m}'`);
+  throw new ApiError(
+    400,
+    'validation_error',
+    'invalid_input',
+    `1 validation error for QueryRequest\nquery.modifiers.personsOnEventsMode: Input should be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`,
+    'modifiers__personsOnEventsMode',
+  );
+}
+
+/**
+ * A query's modifiers with the project's (`team.modifiers`) filling the keys it does not set, as
+ * PostHog does.
+ */
+export function withTeamModifiers(
+  given: Record<string, unknown> | undefined,
+  team: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (!team) return given;
+  const out: Record<string, unknown> = { ...team };
+  for (const [k, v] of Object.entries(given ?? {})) if (v !== undefined && v !== null) out[k] = v;
+  return out;
+}
+
 /** Modifiers Burrow applies (and reports back as `modifiers`). */
 export function effectiveModifiers(given: Record<string, unknown> | undefined) {
   return {
-    personsOnEventsMode: 'person_id_override_properties_joined',
+    personsOnEventsMode: personsOnEventsModeOf(given),
     materializationMode: 'legacy_null_as_null',
     sessionTableVersion: 'v2',
     convertToProjectTimezone: given?.convertToProjectTimezone !== false,
@@ -62,7 +100,7 @@ export function hogqlCompileOptions(
   node: Pick<HogQLQueryNode, 'values' | 'variables' | 'filters' | 'modifiers'>,
   ctx: RunnerContext,
 ): CompileOptions & { timezone: string } {
-  const modifiers = effectiveModifiers(node.modifiers);
+  const modifiers = effectiveModifiers(withTeamModifiers(node.modifiers, ctx.teamModifiers));
   return {
     teamId: ctx.teamId,
     timezone: modifiers.convertToProjectTimezone ? ctx.timezone : 'UTC',
@@ -75,6 +113,7 @@ export function hogqlCompileOptions(
     limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
     propertyType: ctx.propertyType,
     cohorts: ctx.cohorts,
+    personsOnEventsMode: modifiers.personsOnEventsMode,
   };
 }
 
@@ -113,7 +152,7 @@ export async function runHogQLQuery(node: HogQLQueryNode, ctx: RunnerContext): P
       clickhouse: compiled.sql,
       query: node.query,
     },
-    { seconds: elapsed, modifiers: node.modifiers },
+    { seconds: elapsed, modifiers: withTeamModifiers(node.modifiers, ctx.teamModifiers) },
     paginated
       ? { hasMore: out.rows.length > DEFAULT_RETURNED_ROWS, limit: DEFAULT_RETURNED_ROWS, offset: 0 }
       : {},

@@ -7,6 +7,7 @@ import type { Deps } from '../deps.js';
 import type { QueryResult } from './context.js';
 import { queryError } from './errors.js';
 import { applyDashboardFilters, applyVariablesOverride, type DashboardFilter } from './filters.js';
+import { personsOnEventsModeOf, withTeamModifiers } from './hogql-runner.js';
 import { nodePath, type QueryNode, unwrapQuery } from './kinds.js';
 import { type QueryRunner, runnableKinds, runnerFor } from './run.js';
 
@@ -153,6 +154,8 @@ export async function prepareQuery(
       version: 1,
       // The project's test-account filters are part of the answer when the query applies them.
       ...(usesTestAccountFilters(node) ? { test_account_filters: team.testAccountFilters ?? null } : {}),
+      // The project's default modifiers (persons-on-events mode) change the answer.
+      ...(team.modifiers ? { team_modifiers: team.modifiers } : {}),
     },
     staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
     direct: runner.direct === true,
@@ -160,7 +163,7 @@ export async function prepareQuery(
       try {
         // Property types from definitions, so typed properties compile as PostHog's do.
         const typed = await typedContext(deps, team.id);
-        return await runner.run(node, {
+        const out = await runner.run(node, {
           ...typed,
           teamId: team.id,
           timezone: team.timezone,
@@ -172,10 +175,27 @@ export async function prepareQuery(
           async,
           marker,
           signal,
+          teamModifiers: team.modifiers ?? undefined,
         });
+        return reportTeamModifiers(out, node, team.modifiers);
       } catch (err) {
         throw queryError(err, path);
       }
     },
   };
+}
+
+/**
+ * Runners echo the modifiers their query set; the project's default persons-on-events mode
+ * applied too where the query set none.
+ */
+function reportTeamModifiers(
+  out: QueryResult,
+  node: QueryNode,
+  team: Record<string, unknown> | null,
+): QueryResult {
+  if (!team || !out.modifiers || typeof out.modifiers !== 'object') return out;
+  const given = (node as { modifiers?: Record<string, unknown> }).modifiers;
+  const personsOnEventsMode = personsOnEventsModeOf(withTeamModifiers(given, team));
+  return { ...out, modifiers: { ...(out.modifiers as Record<string, unknown>), personsOnEventsMode } };
 }

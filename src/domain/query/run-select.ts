@@ -3,7 +3,7 @@ import { type CompiledQuery, compileSelect } from '../../hogql/compile.js';
 import type { PlaceholderValues } from '../../hogql/placeholders.js';
 import { ASYNC_LIMITS, SYNC_LIMITS } from '../../hogql/settings.js';
 import type { RunnerContext } from './context.js';
-import { effectiveModifiers } from './hogql-runner.js';
+import { effectiveModifiers, withTeamModifiers } from './hogql-runner.js';
 
 export interface SelectRun {
   rows: unknown[][];
@@ -24,7 +24,7 @@ export interface Compiled extends CompiledQuery {
 
 /** Compiles a runner-built AST for the project (throws the compiler's errors; runs nothing). */
 export function compileFor(ast: AnySelect, ctx: RunnerContext, options: SelectOptions = {}): Compiled {
-  const modifiers = effectiveModifiers(options.modifiers);
+  const modifiers = effectiveModifiers(withTeamModifiers(options.modifiers, ctx.teamModifiers));
   const timezone = modifiers.convertToProjectTimezone ? ctx.timezone : 'UTC';
   const compiled = compileSelect(ast, {
     teamId: ctx.teamId,
@@ -38,6 +38,7 @@ export function compileFor(ast: AnySelect, ctx: RunnerContext, options: SelectOp
     limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
     propertyType: ctx.propertyType,
     cohorts: ctx.cohorts,
+    personsOnEventsMode: modifiers.personsOnEventsMode,
   });
   return { ...compiled, timezone };
 }

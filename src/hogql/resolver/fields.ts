@@ -1,5 +1,5 @@
 import { materializedEventColumn } from '../../store/events/columns.js';
-import type { Expr, Field } from '../ast.js';
+import { type Expr, type Field, field } from '../ast.js';
 import { HogQLQueryError } from '../errors.js';
 import { findTable } from '../schema/database.js';
 import type { FieldDef } from '../schema/fields.js';
@@ -106,6 +106,13 @@ function resolveDef(
     case 'lazy_join': {
       if (!rest.length)
         throw new HogQLQueryError(`Can't select a table when a column is expected: ${show(full)}`);
+      // A join from a computed field (`person_id` → persons) needs the joins that field reads
+      // first: resolving it now queues them ahead of this one.
+      const from = def?.fields[f.from];
+      if (from?.kind === 'expression' && !scope.sources.has(`${source.alias}__${name}`)) {
+        const probe = field(f.from);
+        resolveInSource(r, scope, source, [f.from], probe, probe.chain);
+      }
       const target = ensureJoin(scope, source, name, f);
       resolveInSource(r, scope, target, rest, node, full);
       return;

@@ -12,6 +12,7 @@ import {
 } from '../ast.js';
 import { HogQLQueryError, locate } from '../errors.js';
 import { findTable } from '../schema/database.js';
+import { DEFAULT_PERSONS_ON_EVENTS_MODE, eventsFor, type PersonsOnEventsMode } from '../schema/events.js';
 import { starFields } from '../schema/fields.js';
 import type { ValueInfo } from '../types.js';
 import { resolveExpr, type SubqueryResolver } from './expressions.js';
@@ -33,10 +34,29 @@ const sub: SubqueryResolver = {
 const resolve = (e: Expr, scope: Scope, within?: TableSource) => resolveExpr(sub, e, scope, within);
 const fieldResolver = { resolveExpr: resolve };
 
-/** Resolves a SELECT or set operation in place; returns its output columns by name. */
-export function resolveAny(q: AnySelect, ctes: Map<string, CTE>, depth: number): Columns {
+export interface ResolveOptions {
+  /** Where `events.person_id` and `events.person` come from (default: PostHog self-hosted's). */
+  personsOnEventsMode?: PersonsOnEventsMode | undefined;
+}
+
+/** The events table of the query being resolved (resolution is synchronous, one query at a time). */
+let eventsDef = eventsFor(DEFAULT_PERSONS_ON_EVENTS_MODE);
+
+/**
+ * Resolves a SELECT or set operation in place; returns its output columns by name. `options`
+ * apply to a top-level call (depth 0) and everything it resolves.
+ */
+export function resolveAny(
+  q: AnySelect,
+  ctes: Map<string, CTE>,
+  depth: number,
+  options: ResolveOptions = {},
+): Columns {
   if (depth > MAX_DEPTH) throw new HogQLQueryError('Query is nested too deeply');
-  if (depth === 0) resetCteCopies();
+  if (depth === 0) {
+    resetCteCopies();
+    eventsDef = eventsFor(options.personsOnEventsMode ?? DEFAULT_PERSONS_ON_EVENTS_MODE);
+  }
   if (q.node === 'SelectSetQuery') {
     const columns = resolveAny(q.initial_select_query, ctes, depth + 1);
     for (const s of q.subsequent_select_queries) resolveAny(s.select_query, ctes, depth + 1);
@@ -133,7 +153,7 @@ function registerTableAt(j: JoinExpr, table: Field, scope: Scope): TableSource {
     const columns = expandCte(name, cte, () => resolveAny(body, scope.ctes, scope.depth + 1));
     return { alias: j.alias, columns, requested: new Set(), join: j, fromClause: true };
   }
-  const def = table.chain.length === 1 ? findTable(name) : undefined;
+  const def = table.chain.length !== 1 ? undefined : name === 'events' ? eventsDef : findTable(name);
   if (!def) throw new HogQLQueryError(`Unknown table \`${name}\`.`);
   const alias = j.alias ?? def.name;
   j.alias = alias;

@@ -14,6 +14,7 @@ import * as m0013 from './migrations/0013_project_secret_keys.js';
 import * as m0015 from './migrations/0015_definitions.js';
 import * as m0016 from './migrations/0016_cohorts.js';
 import * as m0020 from './migrations/0020_insights_dashboards.js';
+import * as m0030 from './migrations/0030_team_modifiers.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0015_definitions': m0015,
   '0016_cohorts': m0016,
   '0020_insights_dashboards': m0020,
+  '0030_team_modifiers': m0030,
 };
 
 class InCodeMigrations implements MigrationProvider {

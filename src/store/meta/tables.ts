@@ -44,6 +44,7 @@ export interface TeamsTable {
   is_demo: Bool;
   test_account_filters: Json;
   test_account_filters_default_checked: Bool;
+  modifiers: Json | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -15,6 +15,8 @@ export interface TeamRecord {
   isDemo: boolean;
   testAccountFilters: unknown[];
   testAccountFiltersDefaultChecked: boolean;
+  /** Default HogQL modifiers (PostHog's `team.modifiers`); null: none. */
+  modifiers: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -30,6 +32,7 @@ export type TeamPatch = Partial<
     | 'anonymizeIps'
     | 'testAccountFilters'
     | 'testAccountFiltersDefaultChecked'
+    | 'modifiers'
   >
 > & { updatedAt: string };
 
@@ -46,6 +49,7 @@ type Row = {
   is_demo: boolean | number;
   test_account_filters: unknown;
   test_account_filters_default_checked: boolean | number;
+  modifiers: unknown;
   created_at: Date | string;
   updated_at: Date | string;
 };
@@ -64,6 +68,7 @@ function toRecord(row: Row): TeamRecord {
     isDemo: bool(row.is_demo),
     testAccountFilters: json<unknown[]>(row.test_account_filters) ?? [],
     testAccountFiltersDefaultChecked: bool(row.test_account_filters_default_checked),
+    modifiers: row.modifiers === null || row.modifiers === undefined ? null : json(row.modifiers),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -96,6 +101,7 @@ export async function insertTeam(db: MetaDb, team: NewTeam): Promise<TeamRecord>
       is_demo: team.isDemo,
       test_account_filters: toJson(team.testAccountFilters),
       test_account_filters_default_checked: team.testAccountFiltersDefaultChecked,
+      modifiers: team.modifiers === null ? null : toJson(team.modifiers),
       created_at: team.createdAt,
       updated_at: team.updatedAt,
     })
@@ -116,6 +122,8 @@ export async function updateTeam(db: MetaDb, id: number, patch: TeamPatch): Prom
       test_account_filters:
         patch.testAccountFilters === undefined ? undefined : toJson(patch.testAccountFilters),
       test_account_filters_default_checked: patch.testAccountFiltersDefaultChecked,
+      modifiers:
+        patch.modifiers === undefined ? undefined : patch.modifiers === null ? null : toJson(patch.modifiers),
       updated_at: patch.updatedAt,
     })
     .where('id', '=', id)

@@ -65,7 +65,9 @@ async function runSeries(
   if (bf) {
     const value = breakdownValue(bf);
     const limit = bf.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT;
-    const top = await runSelect(topValuesSelect(spec, run.period, value, limit), ctx);
+    const top = await runSelect(topValuesSelect(spec, run.period, value, limit), ctx, {
+      modifiers: node.modifiers,
+    });
     values = top.rows.map((r) => String(r[0]));
     if (values.length > limit) {
       values = values.slice(0, limit);
