@@ -173,8 +173,14 @@ export async function runQuery<T = HogQLResult>(
     { query, refresh: options.refresh ?? 'lazy_async' },
     { signal: options.signal },
   );
+  // An answer that arrives after its run was superseded must not be shown: the caller's newer
+  // run may already have finished, and this one would overwrite it.
+  const fresh = <V>(value: V): V => {
+    if (options.signal?.aborted) throw new DOMException('Cancelled', 'AbortError');
+    return value;
+  };
   let status = first.query_status;
-  if (!status || status.complete) return (status?.results as T | undefined) ?? first;
+  if (!status || status.complete) return fresh((status?.results as T | undefined) ?? first);
   const id = status.id;
   const cancel = () => void api('DELETE', `${base}/${id}/`).catch(() => undefined);
   options.signal?.addEventListener('abort', cancel, { once: true });
@@ -184,7 +190,9 @@ export async function runQuery<T = HogQLResult>(
       if (options.signal?.aborted) throw new DOMException('Cancelled', 'AbortError');
       ({ query_status: status } = await get<{ query_status: QueryStatus }>(
         `${base}/${id}/?show_progress=true`,
+        options.signal,
       ));
+      fresh(null);
       if (status.error) throw new ApiFailure(400, { detail: status.error_message ?? 'The query failed.' });
       if (status.complete) return status.results as T;
       options.onProgress?.({
