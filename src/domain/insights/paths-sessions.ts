@@ -12,7 +12,6 @@ import {
   fn,
   fromSelect,
   fromTable,
-  ifElse,
   isTrue,
   lambda,
   math,
@@ -36,12 +35,10 @@ const ev = field('event');
 
 function pageUrl(): Expr {
   const url = str(field('properties', '$current_url'));
-  // One trailing slash dropped (not from '/' itself); a plain suffix test, not a regex per event.
-  return ifElse(
-    all([compare('>', fn('length', url), num(1)), fn('endsWith', url, constant('/'))]),
-    fn('substring', url, num(1), math('-', fn('length', url), num(1))),
-    url,
-  );
+  // One trailing slash dropped (not from '/' itself): one substring whose length is shortened by
+  // the test, not a regex, nor an `if` choosing between two strings per event.
+  const trailing = all([compare('>', fn('length', url), num(1)), fn('endsWith', url, constant('/'))]);
+  return fn('substring', url, num(1), math('-', fn('length', url), trailing));
 }
 
 /** Which events are steps, and what each step is called. */
@@ -62,6 +59,10 @@ function pathItem(spec: PathsSpec): { where: Expr | null; item: Expr } {
   } else if (!branches.length) {
     item = fn('multiIf', eq(ev, constant('$pageview')), pageUrl(), eq(ev, constant('$screen')), screen, ev);
     where = null;
+  } else if (branches.length === 1) {
+    // The filter keeps only this kind of event: its name as it is, without a multiIf (which
+    // computes every branch and copies the chosen strings, a tenth of the query).
+    [[where, item]] = branches as [[Expr, Expr]];
   } else {
     item = fn('multiIf', ...branches.flat(), ev);
     where = or(...branches.map((b) => b[0]));
