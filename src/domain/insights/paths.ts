@@ -17,18 +17,18 @@ import { type PathsSpec, pathsSpec } from './paths-spec.js';
  */
 export function pathsQuery(spec: PathsSpec, node: QueryNode, ctx: RunnerContext): SelectQuery {
   const P = v('path');
+  const T = v('path_ts');
   const steps = fn('arrayPopBack', P);
   // One row per edge from one arrayJoin over (step number, name, next name, ms) tuples: an
   // arrayJoin over step numbers that indexed the path copied the whole path onto every edge row.
   const edge = fn(
     'arrayMap',
-    lambda(
-      ['x', 'y', 'k'],
-      tuple(v('k'), nth(v('x'), 2), nth(v('y'), 2), math('-', nth(v('y'), 1), nth(v('x'), 1))),
-    ),
+    lambda(['a', 'b', 'k', 'ta', 'tb'], tuple(v('k'), v('a'), v('b'), math('-', v('tb'), v('ta')))),
     steps,
     fn('arrayPopFront', P),
     fn('arrayEnumerate', steps),
+    fn('arrayPopBack', T),
+    fn('arrayPopFront', T),
   );
   // Edges are grouped by (step number, name, next name); the `1_/a` labels are built once per
   // group rather than once per session's edge.
