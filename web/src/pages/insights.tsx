@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiFailure, api, get, type RunProgress, runQuery } from '../api';
 import { Chart } from '../components/chart';
+import { DraftInput } from '../components/draft-input';
 import { ErrorNote } from '../components/error-note';
 import { Flow, StackedBars } from '../components/svg-charts';
 import { useHogQL } from '../components/use-query';
@@ -524,11 +525,11 @@ export function Insights() {
               <div class="row wrap" key={i}>
                 <label>
                   {Array.isArray(seriesLabel) ? seriesLabel[i] : `${seriesLabel} ${i + 1}`}
-                  <input
+                  <DraftInput
                     list="event-names"
                     value={s.event}
                     placeholder="All events"
-                    onChange={(e) => setSeries(i, { event: (e.currentTarget as HTMLInputElement).value })}
+                    onCommit={(event) => setSeries(i, { event })}
                   />
                 </label>
                 {form.kind === 'Trends' && (
@@ -611,10 +612,10 @@ export function Insights() {
           {(form.kind === 'Trends' || form.kind === 'Funnels') && (
             <label>
               Breakdown by event property
-              <input
+              <DraftInput
                 value={form.breakdown}
                 placeholder="e.g. $browser"
-                onChange={(e) => update({ breakdown: (e.currentTarget as HTMLInputElement).value.trim() })}
+                onCommit={(breakdown) => update({ breakdown: breakdown.trim() })}
               />
             </label>
           )}
