@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 
 interface Props {
   value: string;
@@ -16,15 +16,18 @@ interface Props {
  * it was committed.
  */
 export function DraftInput({ value, onCommit, placeholder, list }: Props) {
-  const [draft, setDraft] = useState(value);
-  // The form's value changed from elsewhere (a saved insight opened): show it.
-  useEffect(() => setDraft(value), [value]);
+  // A draft belongs to the value it was typed over: when the form's value changes from elsewhere
+  // (a saved insight opened) the field shows the new value. Derived in render, not synced in an
+  // effect: an effect runs after the next frame, and on a busy machine that came after the first
+  // keystrokes and wiped them.
+  const [draft, setDraft] = useState({ over: value, text: value });
+  const text = draft.over === value ? draft.text : value;
   return (
     <input
-      value={draft}
+      value={text}
       placeholder={placeholder}
       list={list}
-      onInput={(e) => setDraft((e.currentTarget as HTMLInputElement).value)}
+      onInput={(e) => setDraft({ over: value, text: (e.currentTarget as HTMLInputElement).value })}
       onChange={(e) => onCommit((e.currentTarget as HTMLInputElement).value)}
     />
   );

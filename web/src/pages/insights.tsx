@@ -407,43 +407,44 @@ export function Insights() {
     );
   }, [team.id]);
   const abort = useRef<AbortController | null>(null);
+  const cancel = () => {
+    abort.current?.abort();
+    setRunning(false);
+  };
   const events = useHogQL(
     team.id,
     `SELECT event, count() AS c FROM events WHERE timestamp >= now() - INTERVAL 30 DAY GROUP BY event ORDER BY c DESC LIMIT 300`,
   );
   const eventNames = (events.data?.results ?? []).map((r) => String(r[0]));
 
-  const run = async (next: InsightForm = form) => {
-    abort.current?.abort();
+  // The answer follows the form: every change (and a retry) runs the form's query once, and the
+  // cleanup cancels the run it replaces. Starting runs from event handlers instead raced the
+  // mount's first run: under load that effect fired after a quick first edit and ran the stale
+  // form over it.
+  const [attempt, setAttempt] = useState(0);
+  const query = toQuery(form);
+  const queryKey = JSON.stringify(query);
+  useEffect(() => {
     const controller = new AbortController();
     abort.current = controller;
     setRunning(true);
     setError(null);
     setProgress(null);
-    setSaved(null);
-    try {
-      const data = await runQuery<{ results: unknown[] }>(team.id, toQuery(next), {
-        signal: controller.signal,
-        onProgress: setProgress,
-      });
-      setResult({ kind: next.kind, data });
-    } catch (e) {
-      if ((e as Error).name !== 'AbortError') setError(e);
-    } finally {
-      if (abort.current === controller) setRunning(false);
-    }
-  };
-  useEffect(() => {
-    void run();
-    return () => abort.current?.abort();
-  }, []);
+    runQuery<{ results: unknown[] }>(team.id, query, { signal: controller.signal, onProgress: setProgress })
+      .then(
+        (data) => setResult({ kind: form.kind, data }),
+        (e) => (e as Error).name !== 'AbortError' && setError(e),
+      )
+      .finally(() => !controller.signal.aborted && setRunning(false));
+    return () => controller.abort();
+  }, [team.id, queryKey, attempt]);
 
   const update = (patch: Partial<InsightForm>) => {
     const next = { ...form, ...patch };
     if (next.kind === 'Funnels' && next.series.length < 2)
       next.series = [...next.series, { event: next.series[0]?.event ?? '$pageview', math: 'total' }];
     setForm(next);
-    void run(next);
+    setSaved(null);
   };
   const setSeries = (i: number, patch: Partial<InsightForm['series'][number]>) =>
     update({ series: form.series.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
@@ -464,7 +465,7 @@ export function Insights() {
         new Error(`"${insight.name}" is not a kind this form builds; open it through a dashboard.`),
       );
     setForm(next);
-    void run(next);
+    setSaved(null);
   };
 
   const save = async (event: Event) => {
@@ -649,12 +650,12 @@ export function Insights() {
         {running && (
           <p class="muted" role="status">
             Calculating…{progress?.rowsRead ? ` ${progress.rowsRead.toLocaleString()} rows read` : ''}{' '}
-            <button type="button" class="link" onClick={() => abort.current?.abort()}>
+            <button type="button" class="link" onClick={cancel}>
               Cancel
             </button>
           </p>
         )}
-        {error !== null && <ErrorNote error={error} retry={() => run()} />}
+        {error !== null && <ErrorNote error={error} retry={() => setAttempt((n) => n + 1)} />}
         {result && result.kind === form.kind && <ResultView kind={result.kind} result={result.data} />}
         {result && (
           <form class="row wrap" onSubmit={save}>
