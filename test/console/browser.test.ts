@@ -534,13 +534,12 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
       viewport: { width: 1280, height: 800 },
       storageState: await context.storageState(),
     });
-    await late.addInitScript(() => {
-      // Preact runs effects after the next frame, or after 35 ms without one: hold back both.
+    // Preact runs effects after the next frame, or after 35 ms without one: hold back both.
+    await late.addInitScript(`
       const setTimeoutNow = window.setTimeout;
       window.requestAnimationFrame = (cb) => setTimeoutNow(() => cb(performance.now()), 1500);
-      window.setTimeout = ((fn: () => void, ms?: number, ...args: unknown[]) =>
-        setTimeoutNow(fn, ms === 35 ? 1500 : ms, ...args)) as typeof window.setTimeout;
-    });
+      window.setTimeout = (fn, ms, ...args) => setTimeoutNow(fn, ms === 35 ? 1500 : ms, ...args);
+    `);
     const latePage = await late.newPage();
     await latePage.goto(`${base}/insights`);
     await latePage.getByLabel('Breakdown by event property').fill('plan');
