@@ -426,6 +426,13 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     const timezone = 'Pacific/Kiritimati';
     const project = `/api/projects/${h.boot.project_id}/`;
     await sendEvents(40);
+    // One pageview without a plan: the breakdown by plan below shows it as "None".
+    const noPlan = await fetch(`${base}/capture/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: h.boot.project_api_key, event: '$pageview', distinct_id: 'no-plan' }),
+    });
+    expect(noPlan.status).toBe(200);
     expect((await h.request('PATCH', project, { body: { timezone } })).statusCode).toBe(200);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
@@ -562,6 +569,8 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     const withoutFree = expect.not.arrayContaining(['free']);
     await expect.poll(breakdowns, { timeout: 20_000 }).toEqual(expect.arrayContaining(['pro']));
     expect(await breakdowns()).toEqual(withoutFree);
+    // Events without the property are one series, named as PostHog's console names it.
+    expect(await breakdowns()).toContain('None');
     await shot(page, 'insights-test-accounts');
     await toggle.uncheck();
     await expect.poll(breakdowns, { timeout: 20_000 }).toEqual(expect.arrayContaining(['free', 'pro']));

@@ -186,6 +186,17 @@ interface RetentionRow {
   values: { count: number }[];
 }
 
+// PostHog's placeholders for a missing breakdown value and for the values past the breakdown
+// limit, as its own console shows them.
+const BREAKDOWN_WORDS: Record<string, string> = {
+  $$_posthog_breakdown_null_$$: 'None',
+  $$_posthog_breakdown_other_$$: 'Other',
+};
+/** A series label as people read it: the placeholders (alone, or one part of `a::b`) in words. */
+export function readableLabel(label: string): string {
+  return label.replace(/\$\$_posthog_breakdown_(?:null|other)_\$\$/g, (m) => BREAKDOWN_WORDS[m] ?? m);
+}
+
 function TrendsView({ results, onDrawn }: { results: TrendResult[]; onDrawn?: (ms: number) => void }) {
   const chart = useMemo(() => {
     const days = results[0]?.days ?? [];
@@ -193,7 +204,7 @@ function TrendsView({ results, onDrawn }: { results: TrendResult[]; onDrawn?: (m
       x: days.map(
         (d) => Date.parse(String(d).replace(' ', 'T') + (String(d).length > 10 ? 'Z' : 'T00:00:00Z')) / 1000,
       ),
-      series: results.map((r) => ({ label: r.label, values: r.data })),
+      series: results.map((r) => ({ label: readableLabel(r.label), values: r.data })),
     };
   }, [results]);
   if (results.length === 0) return <p class="muted">No data for this range.</p>;
@@ -217,7 +228,7 @@ function TrendsView({ results, onDrawn }: { results: TrendResult[]; onDrawn?: (m
         <tbody>
           {results.map((r) => (
             <tr key={r.label}>
-              <td>{r.label}</td>
+              <td>{readableLabel(r.label)}</td>
               <td>{r.count.toLocaleString()}</td>
             </tr>
           ))}
@@ -363,7 +374,7 @@ export function ResultView({
           kind="bars"
           x={(rows[0]?.labels ?? []).map((_, i) => i)}
           labels={rows[0]?.labels}
-          series={rows.map((x) => ({ label: x.label, values: x.data }))}
+          series={rows.map((x) => ({ label: readableLabel(x.label), values: x.data }))}
         />
       );
     }
