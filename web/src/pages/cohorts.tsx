@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, get } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
 interface Cohort {
@@ -17,15 +18,9 @@ interface Cohort {
 export function Cohorts() {
   const { team } = useSession();
   const base = `/api/projects/${team.id}/cohorts/`;
-  const [list, setList] = useState<Cohort[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { list, error, setError, reload } = useList<Cohort>(`${base}?limit=200`);
   const [kind, setKind] = useState<'property' | 'static'>('property');
-  const reload = useCallback(
-    () => get<{ results: Cohort[] }>(`${base}?limit=200`).then((r) => setList(r.results), setError),
-    [base],
-  );
   useEffect(() => {
-    void reload();
     // Calculations run in the background: keep the counts current while any is running.
     const timer = setInterval(() => void reload(), 3000);
     return () => clearInterval(timer);

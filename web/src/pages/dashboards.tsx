@@ -3,6 +3,7 @@ import { useRoute } from 'preact-iso';
 import { api, get } from '../api';
 import { DataTable } from '../components/data-table';
 import { ErrorNote } from '../components/error-note';
+import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 import { kindOf, ResultView, type SavedInsight } from './insights';
 
@@ -32,16 +33,8 @@ const RANGES: Record<string, string> = {
 
 export function Dashboards() {
   const { team } = useSession();
-  const [list, setList] = useState<DashboardBasic[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const base = `/api/projects/${team.id}/dashboards/`;
-  const reload = useCallback(
-    () => get<{ results: DashboardBasic[] }>(`${base}?limit=100`).then((r) => setList(r.results), setError),
-    [base],
-  );
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+  const { list, error, setError, reload } = useList<DashboardBasic>(`${base}?limit=100`);
   const create = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;

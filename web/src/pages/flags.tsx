@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, get } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
 interface Condition {
@@ -38,15 +39,7 @@ const OPERATORS = [
 export function Flags() {
   const { team } = useSession();
   const base = `/api/projects/${team.id}/feature_flags/`;
-  const [list, setList] = useState<Flag[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const reload = useCallback(
-    () => get<{ results: Flag[] }>(`${base}?limit=200`).then((r) => setList(r.results), setError),
-    [base],
-  );
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+  const { list, error, setError, reload } = useList<Flag>(`${base}?limit=200`);
   const toggle = async (flag: Flag) => {
     try {
       await api('PATCH', `${base}${flag.id}/`, { active: !flag.active });

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, get } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
 interface Run {
@@ -94,18 +95,10 @@ function Runs({ base, exportId }: { base: string; exportId: string }) {
 export function BatchExports() {
   const { team } = useSession();
   const base = `/api/projects/${team.id}/batch_exports/`;
-  const [list, setList] = useState<Export[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { list, error, setError, reload } = useList<Export>(base);
   const [message, setMessage] = useState<string | null>(null);
   const [type, setType] = useState('HTTP');
   const [open, setOpen] = useState<string | null>(null);
-  const reload = useCallback(
-    () => get<{ results: Export[] }>(base).then((r) => setList(r.results), setError),
-    [base],
-  );
-  useEffect(() => {
-    void reload();
-  }, [reload]);
   const act = async (fn: () => Promise<unknown>, done: string) => {
     setError(null);
     setMessage(null);
@@ -298,16 +291,8 @@ interface Domain {
 export function Domains() {
   const { me } = useSession();
   const base = `/api/organizations/${me.organization!.id}/domains/`;
-  const [list, setList] = useState<Domain[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { list, error, setError, reload } = useList<Domain>(base);
   const [message, setMessage] = useState<string | null>(null);
-  const reload = useCallback(
-    () => get<{ results: Domain[] }>(base).then((r) => setList(r.results), setError),
-    [base],
-  );
-  useEffect(() => {
-    void reload();
-  }, [reload]);
   const act = async (fn: () => Promise<unknown>, done: (() => string) | string) => {
     setError(null);
     setMessage(null);

@@ -1,21 +1,11 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { SCOPE_OBJECTS } from '../../../src/domain/scopes';
-import { api, get, type Page, type PropertyFilter, type Team } from '../api';
+import { api, type Page, type PropertyFilter, type Team } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { useResource } from '../components/use-resource';
 import { useSession } from '../session';
 import { BatchExports, Domains } from './settings-exports';
-
-/** Loads a resource and keeps its error beside it; `reload` after a change. */
-function useResource<T>(path: string) {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const reload = useCallback(() => get<T>(path).then(setData, setError), [path]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
-  return { data, error, reload };
-}
 
 function Project() {
   const { team, refresh } = useSession();
