@@ -152,6 +152,27 @@ const ESC = '\\';
 /** LIKE pattern for a substring, wildcards in the text escaped. */
 export const containsPattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** A name column containing `search`, case-insensitively: both lists' `search`. */
+const nameContains = (column: string, search: string) =>
+  sql<boolean>`lower(${sql.ref(column)}) like lower(${containsPattern(search)}) escape ${ESC}`;
+
+/** `names` for an IN list: an empty list matches nothing (SQL has no empty IN). */
+const namesOrNone = (names: string[]) => (names.length ? names : ['\u0000']);
+
+/** The fields both definition kinds let people change, as columns (`verified_at` follows `verified`). */
+function describedSet(
+  set: { description?: string | null; tags?: string[]; verified?: boolean; hidden?: boolean },
+  now: string,
+) {
+  return {
+    ...(set.description !== undefined ? { description: set.description } : {}),
+    ...(set.tags !== undefined ? { tags: toJson(set.tags) } : {}),
+    ...(set.verified !== undefined ? { verified: set.verified, verified_at: set.verified ? now : null } : {}),
+    ...(set.hidden !== undefined ? { hidden: set.hidden } : {}),
+    updated_at: now,
+  };
+}
+
 export async function listEventDefinitions(
   db: MetaDb,
   teamId: number,
@@ -159,9 +180,8 @@ export async function listEventDefinitions(
   page: { limit: number; offset: number },
 ): Promise<{ count: number; results: EventDefinitionRecord[] }> {
   let q = db.selectFrom('event_definitions').where('team_id', '=', teamId);
-  if (filter.search)
-    q = q.where(sql<boolean>`lower(name) like lower(${containsPattern(filter.search)}) escape ${ESC}`);
-  if (filter.names) q = q.where('name', 'in', filter.names.length ? filter.names : ['\u0000']);
+  if (filter.search) q = q.where(nameContains('name', filter.search));
+  if (filter.names) q = q.where('name', 'in', namesOrNone(filter.names));
   if (filter.excludeHidden) q = q.where('hidden', '=', false);
   const [{ n }] = (await q.select((eb) => eb.fn.countAll<number>().as('n')).execute()) as [{ n: number }];
   const rows = await q
@@ -192,19 +212,7 @@ export async function updateEventDefinition(
   set: { description?: string | null; tags?: string[]; verified?: boolean; hidden?: boolean },
   now: string,
 ): Promise<void> {
-  await db
-    .updateTable('event_definitions')
-    .set({
-      ...(set.description !== undefined ? { description: set.description } : {}),
-      ...(set.tags !== undefined ? { tags: toJson(set.tags) } : {}),
-      ...(set.verified !== undefined
-        ? { verified: set.verified, verified_at: set.verified ? now : null }
-        : {}),
-      ...(set.hidden !== undefined ? { hidden: set.hidden } : {}),
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .execute();
+  await db.updateTable('event_definitions').set(describedSet(set, now)).where('id', '=', id).execute();
 }
 
 export async function deleteEventDefinition(db: MetaDb, teamId: number, id: string): Promise<void> {
@@ -289,11 +297,10 @@ export async function listPropertyDefinitions(
     .where('p.team_id', '=', teamId)
     .where('p.type', '=', f.type);
   if (f.groupTypeIndex !== undefined) q = q.where('p.group_type_index', '=', f.groupTypeIndex);
-  if (f.search)
-    q = q.where(sql<boolean>`lower(p.name) like lower(${containsPattern(f.search)}) escape ${ESC}`);
+  if (f.search) q = q.where(nameContains('p.name', f.search));
   if (f.isNumerical !== undefined) q = q.where('p.is_numerical', '=', f.isNumerical);
   if (f.propertyType) q = q.where('p.property_type', '=', f.propertyType);
-  if (f.names) q = q.where('p.name', 'in', f.names.length ? f.names : ['\u0000']);
+  if (f.names) q = q.where('p.name', 'in', namesOrNone(f.names));
   if (f.excludeNames?.length) q = q.where('p.name', 'not in', f.excludeNames);
   if (f.excludeHidden) q = q.where('p.hidden', '=', false);
   if (f.featureFlags !== undefined)
@@ -303,7 +310,7 @@ export async function listPropertyDefinitions(
   if (f.excludeCore)
     q = q.where(sql<boolean>`p.name not like ${'$%'} and p.name not like ${'utm\\_%'} escape ${ESC}`);
   const seen = (events: string[]) =>
-    sql<boolean>`exists (select 1 from event_properties e where e.team_id = p.team_id and e.property = p.name and e.event in (${sql.join(events.length ? events : ['\u0000'])}))`;
+    sql<boolean>`exists (select 1 from event_properties e where e.team_id = p.team_id and e.property = p.name and e.event in (${sql.join(namesOrNone(events))}))`;
   if (f.onEvents) q = q.where(seen(f.onEvents));
   const [{ n }] = (await q.select((eb) => eb.fn.countAll<number>().as('n')).execute()) as [{ n: number }];
   const rank = f.rankEvents?.length ? f.rankEvents : undefined;
@@ -347,16 +354,10 @@ export async function updatePropertyDefinition(
   await db
     .updateTable('property_definitions')
     .set({
-      ...(set.description !== undefined ? { description: set.description } : {}),
-      ...(set.tags !== undefined ? { tags: toJson(set.tags) } : {}),
-      ...(set.verified !== undefined
-        ? { verified: set.verified, verified_at: set.verified ? now : null }
-        : {}),
-      ...(set.hidden !== undefined ? { hidden: set.hidden } : {}),
+      ...describedSet(set, now),
       ...(set.propertyType !== undefined
         ? { property_type: set.propertyType, is_numerical: set.propertyType === 'Numeric' }
         : {}),
-      updated_at: now,
     })
     .where('id', '=', id)
     .execute();
