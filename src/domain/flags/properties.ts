@@ -221,6 +221,11 @@ const WITH_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2
 /**
  * Epoch milliseconds of a date filter or property: `-7d`-style relative dates (hours, days, weeks,
  * months, years before now), ISO dates with an offset, and naive dates/times read as UTC.
+ *
+ * Deliberately not `domain/time`'s parser: flag matching follows the SDKs' local evaluation (an
+ * exact instant `n` units before now, in UTC, no rounding to the start of a day or the project's
+ * zone), and the posthog-node oracle test holds Burrow to it; query date ranges round and use the
+ * project's zone.
  */
 export function parseDate(value: unknown, now: Date): number | null {
   if (typeof value !== 'string') return null;
