@@ -467,6 +467,21 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     expect(await page.getByText(`Days in the project's time zone, ${timezone}.`).count()).toBe(1);
     await shot(page, 'home-timezone');
 
+    // SQL's chart draws the project's wall clock too: a point at the project's midnight today,
+    // which the legend (two series, cursor on the point) shows as that day at 12:00am in any zone.
+    await page.getByRole('link', { name: 'SQL' }).click();
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('SELECT toStartOfDay(now()) AS day, 1 AS a, 2 AS b');
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('tab', { name: 'Chart' }).click();
+    const plot = page.locator('.u-over');
+    const box = await plot.boundingBox();
+    await page.mouse.move((box?.x ?? 0) + (box?.width ?? 0) / 2, (box?.y ?? 0) + (box?.height ?? 0) / 2);
+    await expect
+      .poll(() => page.locator('.u-legend .u-series').first().textContent())
+      .toBe(`Time${today} 12:00am`);
+
     // SQL: a wrong name is underlined while typing, and again with its place in words after a run.
     await page.getByRole('link', { name: 'SQL' }).click();
     const editor = page.locator('.cm-content');

@@ -89,6 +89,17 @@ interface Metadata {
 
 type Phase = { kind: 'idle' } | { kind: 'running'; rows: number } | { kind: 'done'; ms: number };
 
+/**
+ * A HogQL date or datetime as the project's wall clock, in seconds of a UTC axis. HogQL prints
+ * times in the project's zone (`2026-11-26T00:00:00+14:00`); drawn as instants they would move to
+ * the browser's zone, so the offset is dropped and the chart draws the axis in UTC (`wallClock`).
+ */
+function wallSeconds(value: string): number {
+  const time = value.length > 10 ? value.slice(11, 19).padEnd(8, ':00') : '00:00:00';
+  const wall = Date.parse(`${value.slice(0, 10)}T${time}Z`);
+  return (Number.isNaN(wall) ? Date.parse(value) : wall) / 1000;
+}
+
 /** Numeric columns after the first become series; the first column is the axis. */
 function chartOf(result: HogQLResult) {
   if (result.results.length === 0 || result.columns.length < 2) return null;
@@ -105,7 +116,8 @@ function chartOf(result: HogQLResult) {
   );
   const rows = result.results.slice(0, 5000);
   return {
-    x: isTime ? rows.map((r) => Date.parse(String(r[0])) / 1000) : rows.map((_, i) => i),
+    x: isTime ? rows.map((r) => wallSeconds(String(r[0]))) : rows.map((_, i) => i),
+    wallClock: isTime,
     labels: isTime ? undefined : rows.map((r) => String(r[0])),
     series: numeric.slice(0, 8).map(({ name, i }) => ({
       label: name,
