@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorNote } from '../components/error-note';
+import { ListTable } from '../components/list-table';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
@@ -59,38 +59,29 @@ export function Cohorts() {
     <div class="page">
       <h1>Cohorts</h1>
       <section class="card">
-        {error !== null && <ErrorNote error={error} />}
-        {list?.length === 0 && <p class="muted">No cohorts yet.</p>}
-        {list && list.length > 0 && (
-          <table class="simple">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Kind</th>
-                <th>People</th>
-                <th>Calculated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.name || `Cohort ${c.id}`}</td>
-                  <td>{c.is_static ? 'static' : 'dynamic'}</td>
-                  <td>{c.count ?? '…'}</td>
-                  <td>
-                    {c.is_calculating
-                      ? 'calculating…'
-                      : c.errors_calculating > 0
-                        ? 'failed'
-                        : c.last_calculation
-                          ? new Date(c.last_calculation).toLocaleString()
-                          : 'not yet'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ListTable
+          items={list}
+          error={error}
+          empty="No cohorts yet."
+          columns={['Name', 'Kind', 'People', 'Calculated']}
+          rowKey={(c) => c.id}
+          cells={(c) => (
+            <>
+              <td>{c.name || `Cohort ${c.id}`}</td>
+              <td>{c.is_static ? 'static' : 'dynamic'}</td>
+              <td>{c.count ?? '…'}</td>
+              <td>
+                {c.is_calculating
+                  ? 'calculating…'
+                  : c.errors_calculating > 0
+                    ? 'failed'
+                    : c.last_calculation
+                      ? new Date(c.last_calculation).toLocaleString()
+                      : 'not yet'}
+              </td>
+            </>
+          )}
+        />
         <h3>New cohort</h3>
         <form class="row wrap" onSubmit={create}>
           <label>

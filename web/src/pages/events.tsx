@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { runQuery } from '../api';
-import { ErrorNote } from '../components/error-note';
+import { ListTable } from '../components/list-table';
 import { PropertyTable } from '../components/property-table';
 import { useSession } from '../session';
 
@@ -51,60 +51,49 @@ export function EventList({ query }: { query: object }) {
     );
     return () => controller.abort();
   }, [team.id, key]);
-  if (error) return <ErrorNote error={error} />;
-  if (!rows) return <div class="skeleton" style={{ height: '160px' }} />;
-  if (rows.length === 0) return <p class="muted">No events match.</p>;
   return (
-    <table class="simple events">
-      <thead>
-        <tr>
-          <th>Event</th>
-          <th>Person</th>
-          <th>URL</th>
-          <th>Time</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(([uuid, event, distinctId, timestamp, url, properties]) => {
-          const id = String(uuid);
-          return [
-            <tr key={id}>
-              <td>
-                <button
-                  type="button"
-                  class="link"
-                  aria-expanded={open === id}
-                  onClick={() => setOpen(open === id ? null : id)}
-                >
-                  {String(event)}
-                </button>
-              </td>
-              <td class="ellipsis">{String(distinctId)}</td>
-              <td class="ellipsis" style={{ maxWidth: '24rem' }}>
-                {url ? String(url) : ''}
-              </td>
-              <td>
-                <time dateTime={String(timestamp)}>{new Date(String(timestamp)).toLocaleString()}</time>
-              </td>
-            </tr>,
-            open === id && (
-              <tr key={`${id}-props`}>
-                <td colSpan={4}>
-                  <PropertyTable
-                    properties={
-                      (typeof properties === 'string' ? JSON.parse(properties) : properties) as Record<
-                        string,
-                        unknown
-                      >
-                    }
-                  />
-                </td>
-              </tr>
-            ),
-          ];
-        })}
-      </tbody>
-    </table>
+    <ListTable
+      items={rows}
+      error={error}
+      loading={<div class="skeleton" style={{ height: '160px' }} />}
+      empty="No events match."
+      tableClass="events"
+      columns={['Event', 'Person', 'URL', 'Time']}
+      rowKey={(row) => String(row[0])}
+      cells={([uuid, event, distinctId, timestamp, url]) => (
+        <>
+          <td>
+            <button
+              type="button"
+              class="link"
+              aria-expanded={open === String(uuid)}
+              onClick={() => setOpen(open === String(uuid) ? null : String(uuid))}
+            >
+              {String(event)}
+            </button>
+          </td>
+          <td class="ellipsis">{String(distinctId)}</td>
+          <td class="ellipsis" style={{ maxWidth: '24rem' }}>
+            {url ? String(url) : ''}
+          </td>
+          <td>
+            <time dateTime={String(timestamp)}>{new Date(String(timestamp)).toLocaleString()}</time>
+          </td>
+        </>
+      )}
+      detail={([uuid, , , , , properties]) =>
+        open === String(uuid) && (
+          <PropertyTable
+            properties={
+              (typeof properties === 'string' ? JSON.parse(properties) : properties) as Record<
+                string,
+                unknown
+              >
+            }
+          />
+        )
+      }
+    />
   );
 }
 

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, get } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { ListTable } from '../components/list-table';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
@@ -69,47 +70,38 @@ export function Flags() {
     <div class="page">
       <h1>Feature flags</h1>
       <section class="card">
-        {error !== null && <ErrorNote error={error} />}
-        {list?.length === 0 && <p class="muted">No flags yet.</p>}
-        {list && list.length > 0 && (
-          <table class="simple">
-            <thead>
-              <tr>
-                <th>Key</th>
-                <th>Name</th>
-                <th>Release</th>
-                <th>Active</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((f) => (
-                <tr key={f.id}>
-                  <td>
-                    <a href={`/feature_flags/${f.id}`}>
-                      <code>{f.key}</code>
-                    </a>
-                  </td>
-                  <td>{f.name}</td>
-                  <td>
-                    {f.filters.multivariate ? `${f.filters.multivariate.variants.length} variants · ` : ''}
-                    {f.filters.groups.length} condition{f.filters.groups.length === 1 ? '' : 's'}
-                  </td>
-                  <td>
-                    <label class="check">
-                      <input
-                        type="checkbox"
-                        checked={f.active}
-                        onChange={() => toggle(f)}
-                        aria-label={`${f.key} active`}
-                      />
-                      {f.active ? 'on' : 'off'}
-                    </label>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ListTable
+          items={list}
+          error={error}
+          empty="No flags yet."
+          columns={['Key', 'Name', 'Release', 'Active']}
+          rowKey={(f) => f.id}
+          cells={(f) => (
+            <>
+              <td>
+                <a href={`/feature_flags/${f.id}`}>
+                  <code>{f.key}</code>
+                </a>
+              </td>
+              <td>{f.name}</td>
+              <td>
+                {f.filters.multivariate ? `${f.filters.multivariate.variants.length} variants · ` : ''}
+                {f.filters.groups.length} condition{f.filters.groups.length === 1 ? '' : 's'}
+              </td>
+              <td>
+                <label class="check">
+                  <input
+                    type="checkbox"
+                    checked={f.active}
+                    onChange={() => toggle(f)}
+                    aria-label={`${f.key} active`}
+                  />
+                  {f.active ? 'on' : 'off'}
+                </label>
+              </td>
+            </>
+          )}
+        />
         <h3>New flag</h3>
         <form class="row wrap" onSubmit={create}>
           <label>

@@ -1,10 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiFailure, api, get, type RunProgress, runQuery } from '../api';
+import { ApiFailure, api, type RunProgress, runQuery } from '../api';
 import { Chart } from '../components/chart';
 import { DraftInput } from '../components/draft-input';
 import { ErrorNote } from '../components/error-note';
+import { SimpleTable } from '../components/list-table';
 import { Flow, StackedBars } from '../components/svg-charts';
 import { useHogQL } from '../components/use-query';
+import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
 export const KINDS = ['Trends', 'Funnels', 'Retention', 'Lifecycle', 'Stickiness', 'Paths'] as const;
@@ -218,22 +220,17 @@ function TrendsView({ results, onDrawn }: { results: TrendResult[]; onDrawn?: (m
         onDrawn={onDrawn}
         wallClock
       />
-      <table class="simple">
-        <thead>
-          <tr>
-            <th>Series</th>
-            <th>Total</th>
-          </tr>
-        </thead>
-        <tbody>
-          {results.map((r) => (
-            <tr key={r.label}>
-              <td>{readableLabel(r.label)}</td>
-              <td>{r.count.toLocaleString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <SimpleTable
+        items={results}
+        columns={['Series', 'Total']}
+        rowKey={(r) => r.label}
+        cells={(r) => (
+          <>
+            <td>{readableLabel(r.label)}</td>
+            <td>{r.count.toLocaleString()}</td>
+          </>
+        )}
+      />
     </>
   );
 }
@@ -400,23 +397,14 @@ export function Insights() {
   const [progress, setProgress] = useState<RunProgress | null>(null);
   const [running, setRunning] = useState(false);
   const [saved, setSaved] = useState<{ id: number; short_id: string; name: string } | null>(null);
-  const [savedList, setSavedList] = useState<SavedInsight[]>([]);
-  const [dashboards, setDashboards] = useState<{ id: number; name: string | null }[]>([]);
+  // Both lists only add to the page (saving to a dashboard, reopening a saved insight): without them
+  // it still runs queries, so their errors are not shown.
+  const saves = useList<SavedInsight>(`/api/projects/${team.id}/insights/?saved=true&limit=50`);
+  const savedList = saves.list ?? [];
+  const loadSaved = saves.reload;
+  const dashboards =
+    useList<{ id: number; name: string | null }>(`/api/projects/${team.id}/dashboards/?limit=100`).list ?? [];
   const [added, setAdded] = useState<string | null>(null);
-  const loadSaved = () =>
-    get<{ results: SavedInsight[] }>(`/api/projects/${team.id}/insights/?saved=true&limit=50`).then(
-      (r) => setSavedList(r.results),
-      () => undefined,
-    );
-  useEffect(() => {
-    void loadSaved();
-    get<{ results: { id: number; name: string | null }[] }>(
-      `/api/projects/${team.id}/dashboards/?limit=100`,
-    ).then(
-      (r) => setDashboards(r.results),
-      () => undefined,
-    );
-  }, [team.id]);
   const abort = useRef<AbortController | null>(null);
   const cancel = () => {
     abort.current?.abort();

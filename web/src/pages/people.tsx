@@ -2,7 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { ApiFailure, get } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { ListTable } from '../components/list-table';
 import { PropertyTable } from '../components/property-table';
+import { useResource } from '../components/use-resource';
 import { useSession } from '../session';
 import { EventList, eventsQuery } from './events';
 
@@ -21,19 +23,14 @@ const displayName = (p: Person) =>
 export function People() {
   const { team } = useSession();
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState<{ results: Person[]; next: string | null } | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [url, setUrl] = useState(`/api/projects/${team.id}/persons/?limit=50`);
-  useEffect(() => {
-    setError(null);
-    get<{ results: Person[]; next: string | null }>(url).then(setPage, setError);
-  }, [url]);
+  const { data: page, error, reload } = useResource<{ results: Person[]; next: string | null }>(url);
   const submit = (event: Event) => {
     event.preventDefault();
-    setPage(null);
-    setUrl(
-      `/api/projects/${team.id}/persons/?limit=50${search ? `&search=${encodeURIComponent(search)}` : ''}`,
-    );
+    const searched = `/api/projects/${team.id}/persons/?limit=50${search ? `&search=${encodeURIComponent(search)}` : ''}`;
+    // The same search again asks again (people may have arrived since); a new one loads afresh.
+    if (searched === url) void reload();
+    else setUrl(searched);
   };
   const next = page?.next ? new URL(page.next, window.location.origin) : null;
   return (
@@ -53,33 +50,25 @@ export function People() {
             Search
           </button>
         </form>
-        {error !== null && <ErrorNote error={error} />}
-        {!page && !error && <div class="skeleton" style={{ height: '160px', marginTop: '1rem' }} />}
-        {page?.results.length === 0 && <p class="muted">Nobody matches.</p>}
-        {page && page.results.length > 0 && (
-          <table class="simple">
-            <thead>
-              <tr>
-                <th>Person</th>
-                <th>Distinct ids</th>
-                <th>First seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.results.map((p) => (
-                <tr key={p.uuid}>
-                  <td>
-                    <a href={`/people/${p.uuid}`}>{displayName(p)}</a>
-                  </td>
-                  <td class="ellipsis" style={{ maxWidth: '20rem' }}>
-                    {p.distinct_ids.join(', ')}
-                  </td>
-                  <td>{new Date(p.created_at).toLocaleDateString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ListTable
+          items={page?.results ?? null}
+          error={error}
+          loading={<div class="skeleton" style={{ height: '160px', marginTop: '1rem' }} />}
+          empty="Nobody matches."
+          columns={['Person', 'Distinct ids', 'First seen']}
+          rowKey={(p) => p.uuid}
+          cells={(p) => (
+            <>
+              <td>
+                <a href={`/people/${p.uuid}`}>{displayName(p)}</a>
+              </td>
+              <td class="ellipsis" style={{ maxWidth: '20rem' }}>
+                {p.distinct_ids.join(', ')}
+              </td>
+              <td>{new Date(p.created_at).toLocaleDateString()}</td>
+            </>
+          )}
+        />
         {next && (
           <button type="button" onClick={() => setUrl(`${next.pathname}${next.search}`)}>
             Next page

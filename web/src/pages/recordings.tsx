@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, get, type HogQLResult } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { ListTable } from '../components/list-table';
 import { type ConsoleLine, consoleLines, decompress, type RRWebEvent } from '../components/replay';
+import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 import { duration } from './insights';
 
@@ -38,29 +40,21 @@ export function Recordings() {
   const [range, setRange] = useState<keyof typeof RANGES>('-7d');
   const [minDuration, setMinDuration] = useState(0);
   const [playlist, setPlaylist] = useState('');
-  const [list, setList] = useState<Recording[] | null>(null);
-  const [playlists, setPlaylists] = useState<Playlist[]>([]);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    get<{ results: Playlist[] }>(`/api/environments/${team.id}/session_recording_playlists/?limit=100`).then(
-      (r) => setPlaylists(r.results),
-      () => undefined,
+  // Without its playlists (not loaded yet, or failed) the page still lists all recordings.
+  const { list: playlists } = useList<Playlist>(
+    `/api/environments/${team.id}/session_recording_playlists/?limit=100`,
+  );
+  const params = new URLSearchParams({ date_from: range, limit: '100' });
+  if (minDuration > 0)
+    params.set(
+      'duration',
+      JSON.stringify([{ type: 'recording', key: 'duration', operator: 'gt', value: minDuration }]),
     );
-  }, [team.id]);
-  useEffect(() => {
-    setList(null);
-    setError(null);
-    const params = new URLSearchParams({ date_from: range, limit: '100' });
-    if (minDuration > 0)
-      params.set(
-        'duration',
-        JSON.stringify([{ type: 'recording', key: 'duration', operator: 'gt', value: minDuration }]),
-      );
-    const url = playlist
+  const { list, error } = useList<Recording>(
+    playlist
       ? `/api/environments/${team.id}/session_recording_playlists/${playlist}/recordings/?limit=100`
-      : `/api/environments/${team.id}/session_recordings/?${params}`;
-    get<{ results: Recording[] }>(url).then((r) => setList(r.results), setError);
-  }, [team.id, range, minDuration, playlist]);
+      : `/api/environments/${team.id}/session_recordings/?${params}`,
+  );
   return (
     <div class="page">
       <h1>Recordings</h1>
@@ -73,7 +67,7 @@ export function Recordings() {
               onChange={(e) => setPlaylist((e.currentTarget as HTMLSelectElement).value)}
             >
               <option value="">All recordings</option>
-              {playlists.map((p) => (
+              {playlists?.map((p) => (
                 <option key={p.short_id} value={p.short_id}>
                   {p.name || p.derived_name || p.short_id}
                 </option>
@@ -105,46 +99,31 @@ export function Recordings() {
             />
           </label>
         </div>
-        {error !== null && <ErrorNote error={error} />}
-        {list === null && !error && <div class="skeleton" style={{ height: '120px', marginTop: '1rem' }} />}
-        {list?.length === 0 && (
-          <p class="muted">
-            No recordings here. Turn recording on in Settings → Project; posthog-js records on its next page
-            load.
-          </p>
-        )}
-        {list && list.length > 0 && (
-          <table class="simple clickable">
-            <thead>
-              <tr>
-                <th>Person</th>
-                <th>Start</th>
-                <th>Duration</th>
-                <th>Active</th>
-                <th>Clicks</th>
-                <th>Errors</th>
-                <th>First URL</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((r) => (
-                <tr key={r.id} class={r.viewed ? 'viewed' : ''}>
-                  <td>
-                    <a href={`/recordings/${encodeURIComponent(r.id)}`}>{r.person?.name ?? r.distinct_id}</a>
-                  </td>
-                  <td>{new Date(r.start_time).toLocaleString()}</td>
-                  <td>{duration(r.recording_duration)}</td>
-                  <td>{duration(r.active_seconds)}</td>
-                  <td>{r.click_count}</td>
-                  <td class={r.console_error_count ? 'danger' : ''}>{r.console_error_count}</td>
-                  <td class="ellipsis" style={{ maxWidth: '20rem' }}>
-                    {r.start_url ?? ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ListTable
+          items={list}
+          error={error}
+          loading={<div class="skeleton" style={{ height: '120px', marginTop: '1rem' }} />}
+          empty="No recordings here. Turn recording on in Settings → Project; posthog-js records on its next page load."
+          tableClass="clickable"
+          columns={['Person', 'Start', 'Duration', 'Active', 'Clicks', 'Errors', 'First URL']}
+          rowKey={(r) => r.id}
+          rowClass={(r) => (r.viewed ? 'viewed' : '')}
+          cells={(r) => (
+            <>
+              <td>
+                <a href={`/recordings/${encodeURIComponent(r.id)}`}>{r.person?.name ?? r.distinct_id}</a>
+              </td>
+              <td>{new Date(r.start_time).toLocaleString()}</td>
+              <td>{duration(r.recording_duration)}</td>
+              <td>{duration(r.active_seconds)}</td>
+              <td>{r.click_count}</td>
+              <td class={r.console_error_count ? 'danger' : ''}>{r.console_error_count}</td>
+              <td class="ellipsis" style={{ maxWidth: '20rem' }}>
+                {r.start_url ?? ''}
+              </td>
+            </>
+          )}
+        />
       </section>
     </div>
   );

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, get } from '../api';
+import { useState } from 'preact/hooks';
+import { api } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { ListTable } from '../components/list-table';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
@@ -55,40 +56,29 @@ const EXAMPLES: Record<string, string> = {
 };
 
 function Runs({ base, exportId }: { base: string; exportId: string }) {
-  const [runs, setRuns] = useState<Run[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    get<{ results: Run[] }>(`${base}${exportId}/runs/?limit=20`).then((r) => setRuns(r.results), setError);
-  }, [exportId]);
-  if (error) return <ErrorNote error={error} />;
-  if (!runs) return <p class="muted">Loading runs…</p>;
-  if (runs.length === 0) return <p class="muted">No runs yet.</p>;
+  const { list, error } = useList<Run>(`${base}${exportId}/runs/?limit=20`);
   return (
-    <table class="simple">
-      <thead>
-        <tr>
-          <th>Window</th>
-          <th>Status</th>
-          <th>Rows</th>
-          <th>Error</th>
-        </tr>
-      </thead>
-      <tbody>
-        {runs.map((r) => (
-          <tr key={r.id}>
-            <td>
-              {r.data_interval_start ? new Date(r.data_interval_start).toLocaleString() : '…'} →{' '}
-              {new Date(r.data_interval_end).toLocaleString()}
-            </td>
-            <td class={r.status.startsWith('Failed') ? 'danger' : ''}>{r.status}</td>
-            <td>{r.records_completed ?? ''}</td>
-            <td class="ellipsis" style={{ maxWidth: '20rem' }} title={r.latest_error ?? undefined}>
-              {r.latest_error ?? ''}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ListTable
+      items={list}
+      error={error}
+      loading={<p class="muted">Loading runs…</p>}
+      empty="No runs yet."
+      columns={['Window', 'Status', 'Rows', 'Error']}
+      rowKey={(r) => r.id}
+      cells={(r) => (
+        <>
+          <td>
+            {r.data_interval_start ? new Date(r.data_interval_start).toLocaleString() : '…'} →{' '}
+            {new Date(r.data_interval_end).toLocaleString()}
+          </td>
+          <td class={r.status.startsWith('Failed') ? 'danger' : ''}>{r.status}</td>
+          <td>{r.records_completed ?? ''}</td>
+          <td class="ellipsis" style={{ maxWidth: '20rem' }} title={r.latest_error ?? undefined}>
+            {r.latest_error ?? ''}
+          </td>
+        </>
+      )}
+    />
   );
 }
 
@@ -150,90 +140,72 @@ export function BatchExports() {
     <section class="card">
       <h2>Batch exports</h2>
       {message && <p role="status">{message}</p>}
-      {error !== null && <ErrorNote error={error} />}
-      {list?.length === 0 && <p class="muted">No exports yet.</p>}
-      {list && list.length > 0 && (
-        <table class="simple">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Destination</th>
-              <th>Every</th>
-              <th>State</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((e) => [
-              <tr key={e.id}>
-                <td>
-                  <button
-                    type="button"
-                    class="link"
-                    aria-expanded={open === e.id}
-                    onClick={() => setOpen(open === e.id ? null : e.id)}
-                  >
-                    {e.name}
-                  </button>
-                </td>
-                <td>
-                  {e.destination.type} · {e.model}
-                </td>
-                <td>{e.interval}</td>
-                <td>{e.paused ? 'paused' : 'running'}</td>
-                <td class="nowrap">
-                  <button
-                    type="button"
-                    class="link"
-                    onClick={() =>
-                      act(
-                        () => api('POST', `${base}${e.id}/${e.paused ? 'unpause' : 'pause'}/`),
-                        e.paused ? 'Resumed.' : 'Paused.',
-                      )
-                    }
-                  >
-                    {e.paused ? 'Unpause' : 'Pause'}
-                  </button>
-                  <button
-                    type="button"
-                    class="link"
-                    onClick={() =>
-                      act(
-                        () => api('POST', `${base}${e.id}/run_test_step/`, { step: 0 }),
-                        'Test passed: the destination answered.',
-                      )
-                    }
-                  >
-                    Test
-                  </button>
-                  <button type="button" class="link" onClick={() => backfill(e)}>
-                    Backfill
-                  </button>
-                  <button
-                    type="button"
-                    class="link danger"
-                    onClick={() =>
-                      confirm(`Delete "${e.name}"?`) &&
-                      act(() => api('DELETE', `${base}${e.id}/`), 'Deleted.')
-                    }
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>,
-              open === e.id && (
-                <tr key={`${e.id}-runs`}>
-                  <td colSpan={5}>
-                    <Runs base={base} exportId={e.id} />
-                  </td>
-                </tr>
-              ),
-            ])}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        items={list}
+        error={error}
+        empty="No exports yet."
+        columns={['Name', 'Destination', 'Every', 'State']}
+        actions
+        rowKey={(e) => e.id}
+        cells={(e) => (
+          <>
+            <td>
+              <button
+                type="button"
+                class="link"
+                aria-expanded={open === e.id}
+                onClick={() => setOpen(open === e.id ? null : e.id)}
+              >
+                {e.name}
+              </button>
+            </td>
+            <td>
+              {e.destination.type} · {e.model}
+            </td>
+            <td>{e.interval}</td>
+            <td>{e.paused ? 'paused' : 'running'}</td>
+            <td class="nowrap">
+              <button
+                type="button"
+                class="link"
+                onClick={() =>
+                  act(
+                    () => api('POST', `${base}${e.id}/${e.paused ? 'unpause' : 'pause'}/`),
+                    e.paused ? 'Resumed.' : 'Paused.',
+                  )
+                }
+              >
+                {e.paused ? 'Unpause' : 'Pause'}
+              </button>
+              <button
+                type="button"
+                class="link"
+                onClick={() =>
+                  act(
+                    () => api('POST', `${base}${e.id}/run_test_step/`, { step: 0 }),
+                    'Test passed: the destination answered.',
+                  )
+                }
+              >
+                Test
+              </button>
+              <button type="button" class="link" onClick={() => backfill(e)}>
+                Backfill
+              </button>
+              <button
+                type="button"
+                class="link danger"
+                onClick={() =>
+                  confirm(`Delete "${e.name}"?`) && act(() => api('DELETE', `${base}${e.id}/`), 'Deleted.')
+                }
+              >
+                Delete
+              </button>
+            </td>
+          </>
+        )}
+        detail={(e) => open === e.id && <Runs base={base} exportId={e.id} />}
+      />
       <h3>New export</h3>
       <form class="form" onSubmit={create}>
         <div class="row wrap">

@@ -3,6 +3,7 @@ import { useRoute } from 'preact-iso';
 import { SCOPE_OBJECTS } from '../../../src/domain/scopes';
 import { api, type Page, type PropertyFilter, type Team } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { ListTable, SimpleTable } from '../components/list-table';
 import { useResource } from '../components/use-resource';
 import { useSession } from '../session';
 import { BatchExports, Domains } from './settings-exports';
@@ -371,36 +372,27 @@ function ApiKeys() {
         </button>
       </form>
       {(error ?? keys.error) !== null && <ErrorNote error={error ?? keys.error} />}
-      <table class="simple">
-        <thead>
-          <tr>
-            <th>Label</th>
-            <th>Key</th>
-            <th>Scopes</th>
-            <th>Last used</th>
-            <th>
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((k) => (
-            <tr key={k.id}>
-              <td>{k.label}</td>
-              <td>
-                <code>{k.mask_value}</code>
-              </td>
-              <td>{describeScopes(k.scopes)}</td>
-              <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}</td>
-              <td>
-                <button type="button" class="link danger" onClick={() => revoke(k)}>
-                  Revoke
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <SimpleTable
+        items={list}
+        columns={['Label', 'Key', 'Scopes', 'Last used']}
+        actions
+        rowKey={(k) => k.id}
+        cells={(k) => (
+          <>
+            <td>{k.label}</td>
+            <td>
+              <code>{k.mask_value}</code>
+            </td>
+            <td>{describeScopes(k.scopes)}</td>
+            <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}</td>
+            <td>
+              <button type="button" class="link danger" onClick={() => revoke(k)}>
+                Revoke
+              </button>
+            </td>
+          </>
+        )}
+      />
       {keys.data && list.length === 0 && <p class="muted">No keys yet.</p>}
     </section>
   );
@@ -457,26 +449,19 @@ function Members() {
     <section class="card">
       <h2>Members of {org.name}</h2>
       {members.error !== null && <ErrorNote error={members.error} />}
-      <table class="simple">
-        <thead>
-          <tr>
-            <th>Email</th>
-            <th>Name</th>
-            <th>Level</th>
-            <th>Joined</th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.data?.results.map((m) => (
-            <tr key={m.id}>
-              <td>{m.user.email}</td>
-              <td>{m.user.first_name}</td>
-              <td>{LEVELS[m.level] ?? m.level}</td>
-              <td>{new Date(m.joined_at).toLocaleDateString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <SimpleTable
+        items={members.data?.results ?? []}
+        columns={['Email', 'Name', 'Level', 'Joined']}
+        rowKey={(m) => m.id}
+        cells={(m) => (
+          <>
+            <td>{m.user.email}</td>
+            <td>{m.user.first_name}</td>
+            <td>{LEVELS[m.level] ?? m.level}</td>
+            <td>{new Date(m.joined_at).toLocaleDateString()}</td>
+          </>
+        )}
+      />
       <h3>Invite someone</h3>
       <form class="row wrap" onSubmit={invite}>
         <label>
@@ -496,34 +481,24 @@ function Members() {
         {sent && <span role="status">Invite sent to {sent}</span>}
       </form>
       {error !== null && <ErrorNote error={error} />}
-      {invites.data && invites.data.results.length > 0 && (
-        <table class="simple">
-          <thead>
-            <tr>
-              <th>Invited</th>
-              <th>Level</th>
-              <th>Status</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {invites.data.results.map((i) => (
-              <tr key={i.id}>
-                <td>{i.target_email}</td>
-                <td>{LEVELS[i.level] ?? i.level}</td>
-                <td>{i.is_expired ? 'expired' : 'pending'}</td>
-                <td>
-                  <button type="button" class="link danger" onClick={() => cancelInvite(i.id)}>
-                    Cancel
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        items={invites.data?.results ?? null}
+        columns={['Invited', 'Level', 'Status']}
+        actions
+        rowKey={(i) => i.id}
+        cells={(i) => (
+          <>
+            <td>{i.target_email}</td>
+            <td>{LEVELS[i.level] ?? i.level}</td>
+            <td>{i.is_expired ? 'expired' : 'pending'}</td>
+            <td>
+              <button type="button" class="link danger" onClick={() => cancelInvite(i.id)}>
+                Cancel
+              </button>
+            </td>
+          </>
+        )}
+      />
     </section>
   );
 }
