@@ -231,7 +231,15 @@ async function materializeCommand(
 ): Promise<number> {
   if (sub !== 'list' && !(sub === 'person' && key !== undefined))
     throw new UsageError('materialize needs "person <key>" or "list"');
-  const events = await openEventsStore({ ...eventsStoreOptions(config), personColumnsRefreshMs: 0 });
+  const events = await openEventsStore({ ...eventsStoreOptions(config), personColumnsRefreshMs: 0 }).catch(
+    (error: unknown) => {
+      // Embedded chDB: one process per data directory, and the server holds it while it runs.
+      if (config.clickhouseUrl) throw error;
+      throw new CliError(
+        `cannot open the events store in ${config.dataDir} (${(error as Error).message}); a running server holds it: stop the server first, or add the key to MATERIALIZED_PERSON_PROPERTIES and restart`,
+      );
+    },
+  );
   try {
     if (sub === 'list') {
       const pending = await pendingMaterializations(events);
