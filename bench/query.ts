@@ -2,12 +2,15 @@
  * The /query API against the raw engine: a query suite on generated events, each run through
  * `POST /query` with `force_blocking` and, in the same run, the same compiled SQL sent straight to
  * the engine. Prints medians and ratios, then person-property filters and breakdowns in each
- * persons-on-events mode beside the same on an event property, as engine-time ratios.
+ * persons-on-events mode beside the same on an event property, as engine-time ratios, the on-events
+ * modes also with the person property's own column (`pmat_plan`, added and filled first).
  * Run: npm run bench:query -- --rows 10000000 [--dir d]  (BENCH_ONLY=persons: the second part only)
  */
 
+import { loadavg } from 'node:os';
 import { compileSelect } from '../src/hogql/compile.js';
 import type { PersonsOnEventsMode } from '../src/hogql/schema/events.js';
+import { materializePersonProperties, pendingMaterializations } from '../src/store/events/person-columns.js';
 import { benchArgs, openDataset } from './dataset.js';
 import { interleaved, median, postQuery } from './lib.js';
 
@@ -48,7 +51,8 @@ const NO_OVERRIDE: PersonsOnEventsMode = 'person_id_no_override_properties_on_ev
 const filter = (prop: string) => `SELECT count() FROM events WHERE ${prop} = 'pro'`;
 const breakdown = (prop: string) =>
   `SELECT ${prop} AS value, count() AS c FROM events GROUP BY value ORDER BY c DESC LIMIT 20`;
-const PERSONS: Array<[string, string, PersonsOnEventsMode | undefined]> = [
+/** Name, HogQL, mode, and whether the compiler may read person properties' `pmat_` columns. */
+const PERSONS: Array<[string, string, PersonsOnEventsMode | undefined, boolean?]> = [
   ['event-property filter (JSON)', filter('properties.plan.tier'), undefined],
   [
     'event-property filter ($browser, column)',
@@ -58,21 +62,40 @@ const PERSONS: Array<[string, string, PersonsOnEventsMode | undefined]> = [
   ['person filter, joined (default)', filter('person.properties.plan'), JOINED],
   ['person filter, override on events', filter('person.properties.plan'), POE],
   ['person filter, no override on events', filter('person.properties.plan'), NO_OVERRIDE],
+  ['person filter, override on events, pmat_plan', filter('person.properties.plan'), POE, true],
+  ['person filter, no override, pmat_plan', filter('person.properties.plan'), NO_OVERRIDE, true],
   ['event-property breakdown (JSON)', breakdown('properties.plan.tier'), undefined],
   ['event-property breakdown ($browser, column)', breakdown('properties.$browser'), undefined],
   ['person breakdown, joined (default)', breakdown('person.properties.plan'), JOINED],
   ['person breakdown, override on events', breakdown('person.properties.plan'), POE],
   ['person breakdown, no override on events', breakdown('person.properties.plan'), NO_OVERRIDE],
+  ['person breakdown, override on events, pmat_plan', breakdown('person.properties.plan'), POE, true],
+  ['person breakdown, no override, pmat_plan', breakdown('person.properties.plan'), NO_OVERRIDE, true],
 ];
 
-const compileFor = (hogql: string, mode?: PersonsOnEventsMode) =>
+const compileFor = (hogql: string, mode?: PersonsOnEventsMode, personColumns = false) =>
   compileSelect(hogql, {
     teamId: team,
     timezone: 'UTC',
     weekStartDay: 0,
     table: (t) => events.table(t),
     personsOnEventsMode: mode,
+    ...(personColumns ? { personColumns: events.personColumns } : {}),
   });
+
+// The person property's column, filled for every part before anything is timed (a fill still
+// running would take CPU from the queries; the server's own, e.g. pmat_email, included).
+{
+  const t0 = performance.now();
+  const [plan] = await materializePersonProperties(events, ['plan']);
+  let pending = await pendingMaterializations(events);
+  while (pending.length) {
+    await new Promise((r) => setTimeout(r, 1000));
+    pending = await pendingMaterializations(events);
+  }
+  if (plan?.added)
+    console.log(`added and filled ${plan.column} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
 
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
 const ratios: number[] = [];
@@ -97,9 +120,16 @@ if (ratios.length) console.log(`median ratio ${median(ratios).toFixed(2)} (targe
 // Engine only, every query of a round in turn (so load changes hit each alike), medians of wall
 // time and of the process's CPU time (the engine runs in this process: CPU time is what a query
 // costs whatever else shares the machine). Round 0 warms up.
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+console.log(`\nload average before: ${load()}`);
 const wall = PERSONS.map(() => [] as number[]);
 const cpu = PERSONS.map(() => [] as number[]);
-const compiled = PERSONS.map(([, hogql, mode]) => compileFor(hogql, mode));
+const compiled = PERSONS.map(([, hogql, mode, columns]) => compileFor(hogql, mode, columns));
+for (const [i, [name, , , columns]] of PERSONS.entries())
+  if (columns && !compiled[i]?.sql.includes('pmat_plan')) throw new Error(`${name}: not reading pmat_plan`);
 for (let r = 0; r <= RUNS; r++) {
   for (const [i, c] of compiled.entries()) {
     const t0 = performance.now();
@@ -114,16 +144,21 @@ for (let r = 0; r <= RUNS; r++) {
 }
 const w = wall.map(median);
 const c = cpu.map(median);
-const json = { filter: 0, breakdown: 5 };
-const column = { filter: 1, breakdown: 6 };
+const at = (name: string) => PERSONS.findIndex(([n]) => n === name);
+const json = { filter: at('event-property filter (JSON)'), breakdown: at('event-property breakdown (JSON)') };
+const column = {
+  filter: at('event-property filter ($browser, column)'),
+  breakdown: at('event-property breakdown ($browser, column)'),
+};
 console.log('\nperson vs event properties, engine medians; CPU-time ratios to the event property');
-console.log(`${''.padEnd(44)} ${'wall ms'.padStart(8)} ${'CPU ms'.padStart(8)}  vs JSON  vs column`);
+console.log(`${''.padEnd(48)} ${'wall ms'.padStart(8)} ${'CPU ms'.padStart(8)}  vs JSON  vs column`);
 for (const [i, [name]] of PERSONS.entries()) {
   const kind = name.includes('breakdown') ? 'breakdown' : 'filter';
   const ci = c[i] as number;
   const ratio = (j: number) => (ci / (c[j] as number)).toFixed(2);
   console.log(
-    `${name.padEnd(44)} ${(w[i] as number).toFixed(0).padStart(8)} ${ci.toFixed(0).padStart(8)}  ${ratio(json[kind]).padStart(7)}  ${ratio(column[kind]).padStart(8)}`,
+    `${name.padEnd(48)} ${(w[i] as number).toFixed(0).padStart(8)} ${ci.toFixed(0).padStart(8)}  ${ratio(json[kind]).padStart(7)}  ${ratio(column[kind]).padStart(8)}`,
   );
 }
+console.log(`load average after: ${load()}`);
 await close();

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { checkPersonKeys } from './store/events/columns.js';
 
 /** Everything Burrow reads from its environment, parsed once at start. */
 export interface Config {
@@ -48,6 +49,8 @@ export interface Config {
   engineMemoryLimit: number;
   /** Engine threads one query or export statement may use (0: the engine's default). */
   queryMaxThreads: number;
+  /** Person properties given their own column on events at startup (`pmat_<key>`). */
+  materializedPersonProperties: string[];
   /** In-memory query cache budget, in bytes (also the budget of in-memory query statuses). */
   queryCacheMaxBytes: number;
   playlistCountIntervalMs: number;
@@ -179,6 +182,24 @@ function llm(env: Env): Config['llm'] {
   };
 }
 
+/**
+ * `MATERIALIZED_PERSON_PROPERTIES`: comma-separated person property keys (unset: `email`, which
+ * the usual internal-users filter reads; empty: none).
+ */
+function materializedPersonProperties(env: Env): string[] {
+  const raw = env.MATERIALIZED_PERSON_PROPERTIES;
+  if (raw === undefined) return ['email'];
+  const keys = raw
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  try {
+    return checkPersonKeys(keys);
+  } catch (error) {
+    throw new ConfigError(`MATERIALIZED_PERSON_PROPERTIES: ${(error as Error).message}`);
+  }
+}
+
 export const ADMIN_KEY_PATTERN = /^phx_[A-Za-z0-9]{16,128}$/;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -227,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
       0,
       1024,
     ),
+    materializedPersonProperties: materializedPersonProperties(env),
     queryCacheMaxBytes: int(env, 'QUERY_CACHE_MAX_BYTES', 128 * 2 ** 20, 2 ** 20, 64 * 2 ** 30),
     playlistCountIntervalMs: int(env, 'PLAYLIST_COUNT_INTERVAL_MS', 60_000, 0, 86_400_000),
     playlistCountMaxAgeMs: int(env, 'PLAYLIST_COUNT_MAX_AGE_MS', 1_800_000, 0, 604_800_000),

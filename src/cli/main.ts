@@ -11,6 +11,9 @@ import { reissueInviteToken } from '../domain/organizations/invite-token.js';
 import { signupUrl } from '../domain/organizations/mail.js';
 import { ApiError } from '../errors.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
+import { eventsStoreOptions } from '../server/runtime.js';
+import { materializePersonProperties, pendingMaterializations } from '../store/events/person-columns.js';
+import { openEventsStore } from '../store/events/store.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
@@ -36,6 +39,11 @@ Commands:
   invites link <invite-id>
                      a new token for a pending invite (the old one stops working) and where to
                      post it: for invites sent without email (no SMTP_URL, or send_email false)
+  materialize person <key> [--background]
+                     give a person property its own column on events (pmat_<key>), which
+                     person filters and breakdowns read in the persons-on-events modes; fills
+                     existing events, waiting for it unless --background (the server finishes it)
+  materialize list   the person property columns and any filling still under way
   migrate            apply metadata migrations and exit
   bootstrap          create the default organization if the store is empty (writes bootstrap.json)
 
@@ -70,6 +78,7 @@ async function run(argv: string[]): Promise<number> {
       project: { type: 'string' },
       host: { type: 'string' },
       token: { type: 'string' },
+      background: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -80,6 +89,8 @@ async function run(argv: string[]): Promise<number> {
   }
   const env = { ...process.env, ...(values['data-dir'] ? { BURROW_DATA_DIR: values['data-dir'] } : {}) };
   const config = loadConfig(env);
+  if (command === 'materialize')
+    return await materializeCommand(sub, arg, values.background === true, config);
   const store = await openMetaStore(config);
   const deps: MetaDeps = { meta: store.db, now: () => new Date() };
   try {
@@ -205,6 +216,66 @@ async function importCommand(
   progress.finish(summary);
   print({ ...summary, rate: Math.round(summary.rate), seconds: Number(summary.seconds.toFixed(2)) });
   return summary.rejected > 0 ? 1 : 0;
+}
+
+/**
+ * `materialize person <key>` / `materialize list`: person property columns on events. The store
+ * opens as the server opens it (so the configured keys are applied too); on embedded chDB the
+ * filling runs in this process, hence the wait.
+ */
+async function materializeCommand(
+  sub: string | undefined,
+  key: string | undefined,
+  background: boolean,
+  config: ReturnType<typeof loadConfig>,
+): Promise<number> {
+  if (sub !== 'list' && !(sub === 'person' && key !== undefined))
+    throw new UsageError('materialize needs "person <key>" or "list"');
+  const events = await openEventsStore({ ...eventsStoreOptions(config), personColumnsRefreshMs: 0 }).catch(
+    (error: unknown) => {
+      // Embedded chDB: one process per data directory, and the server holds it while it runs.
+      if (config.clickhouseUrl) throw error;
+      throw new CliError(
+        `cannot open the events store in ${config.dataDir} (${(error as Error).message}); a running server holds it: stop the server first, or add the key to MATERIALIZED_PERSON_PROPERTIES and restart`,
+      );
+    },
+  );
+  try {
+    if (sub === 'list') {
+      const pending = await pendingMaterializations(events);
+      print(
+        [...events.personColumns.all()].map(([k, column]) => ({
+          key: k,
+          column,
+          parts_to_fill: pending.find((p) => p.column === column)?.parts_to_do ?? 0,
+        })),
+      );
+      return 0;
+    }
+    let done: Awaited<ReturnType<typeof materializePersonProperties>>;
+    try {
+      done = await materializePersonProperties(events, [key as string]);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+    const [result] = done;
+    if (result?.materializing && !background) {
+      for (;;) {
+        const left = (await pendingMaterializations(events)).find((p) => p.column === result.column);
+        if (!left) break;
+        if (left.latest_fail_reason)
+          throw new CliError(`filling ${result.column} failed: ${left.latest_fail_reason}`);
+        process.stderr.write(`filling ${result.column}: ${left.parts_to_do} parts left\n`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      print({ ...result, materializing: false });
+      return 0;
+    }
+    print(result);
+    return 0;
+  } finally {
+    await events.close();
+  }
 }
 
 run(process.argv.slice(2)).then(

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { bootstrap } from '../domain/organizations/bootstrap.js';
-import { type EventsStore, openEventsStore } from '../store/events/store.js';
+import { type EventsStore, type EventsStoreOptions, openEventsStore } from '../store/events/store.js';
 import { type MetaStore, openMetaStore } from '../store/meta/db.js';
 import { type Bus, memoryBus, redisBus } from '../store/shared/bus.js';
 import { writeBootstrapFile } from './bootstrap-file.js';
@@ -13,24 +13,30 @@ export interface Stores {
   close(): Promise<void>;
 }
 
+/** How the config opens the events store (the server, and the CLI's `materialize`). */
+export function eventsStoreOptions(config: Config): EventsStoreOptions {
+  return {
+    dataDir: config.dataDir,
+    clickhouseUrl: config.clickhouseUrl,
+    database: config.clickhouseDatabase,
+    limits: {
+      queryConcurrency: config.queryConcurrency,
+      queryTeamShare: config.queryTeamShare,
+      exportConcurrency: config.exportQueryConcurrency,
+      writeConcurrency: config.ingestWriters,
+      memoryLimitBytes: config.engineMemoryLimit,
+      queryMaxThreads: config.queryMaxThreads,
+    },
+    materializedPersonProperties: config.materializedPersonProperties,
+  };
+}
+
 /** Opens and migrates both stores; if the second fails the first is closed again. */
 export async function openStores(config: Config): Promise<Stores> {
   const meta = await openMetaStore(config);
   let events: EventsStore | undefined;
   try {
-    events = await openEventsStore({
-      dataDir: config.dataDir,
-      clickhouseUrl: config.clickhouseUrl,
-      database: config.clickhouseDatabase,
-      limits: {
-        queryConcurrency: config.queryConcurrency,
-        queryTeamShare: config.queryTeamShare,
-        exportConcurrency: config.exportQueryConcurrency,
-        writeConcurrency: config.ingestWriters,
-        memoryLimitBytes: config.engineMemoryLimit,
-        queryMaxThreads: config.queryMaxThreads,
-      },
-    });
+    events = await openEventsStore(eventsStoreOptions(config));
     const bus = config.redisUrl ? await redisBus(config.redisUrl, config.redisKeyPrefix) : memoryBus();
     const opened = events;
     return {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,4 +106,65 @@ describe(`burrow CLI (${backend})`, () => {
     expect(missing.code).toBe(1);
     expect(missing.output).toContain('Not found.');
   });
+
+  it('materializes a person property on events: adds the column, fills existing events, lists it', async () => {
+    const config = loadConfig(await env());
+    const stores = await openStores(config);
+    const row = (plan: unknown) => ({
+      uuid: randomUUID(),
+      event: 'e',
+      team_id: 1,
+      distinct_id: 'd',
+      timestamp: '2025-01-01 00:00:00',
+      properties: '{}',
+      person_properties: JSON.stringify({ plan }),
+    });
+    await stores.events.insert('events', [row('pro'), row(7), row(null)]);
+    await stores.close();
+
+    const json = (output: string) => JSON.parse(output.slice(output.search(/[[{]/)));
+    const added = await cli('materialize', 'person', 'plan');
+    expect(added.code).toBe(0);
+    expect(json(added.output)).toEqual({
+      key: 'plan',
+      column: 'pmat_plan',
+      added: true,
+      materializing: false,
+    });
+    const again = await cli('materialize', 'person', 'plan');
+    expect(json(again.output)).toMatchObject({ added: false });
+    const listed = await cli('materialize', 'list');
+    expect(json(listed.output)).toEqual([
+      { key: 'email', column: 'pmat_email', parts_to_fill: 0 },
+      { key: 'plan', column: 'pmat_plan', parts_to_fill: 0 },
+    ]);
+    const taken = await cli('materialize', 'person', 'pl.an');
+    expect(taken.code).toBe(0);
+    const clash = await cli('materialize', 'person', 'pl-an');
+    expect(clash.code).toBe(1);
+    expect(clash.output).toContain(
+      'burrow: person property "pl-an" would use the column pmat_pl_an, which already holds "pl.an"',
+    );
+    const bad = await cli('materialize', 'person', "it's");
+    expect(bad.code).toBe(1);
+    expect(bad.output).toContain('not allowed');
+    expect((await cli('materialize')).code).toBe(2);
+
+    // Existing parts hold the column now, with what the JSON path reads.
+    const reopened = await openStores(config);
+    try {
+      const events = reopened.events;
+      const parts = await events.query<{ n: number }>(
+        `SELECT count() AS n FROM system.parts_columns WHERE database = {db:String} AND table = 'events' AND active AND column = 'pmat_plan'`,
+        { params: { db: events.database } },
+      );
+      expect(Number(parts[0]?.n)).toBeGreaterThan(0);
+      const values = await events.query<{ v: string | null }>(
+        `SELECT pmat_plan AS v FROM ${events.table('events')} ORDER BY v`,
+      );
+      expect(values.map((r) => r.v)).toEqual(['7', 'pro', null]);
+    } finally {
+      await reopened.close();
+    }
+  }, 120_000);
 });

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { capture, ok, otherProject, query, type RawEvent, uuid } from '../helpers/query-lists.js';
+import {
+  ev,
+  hogqlIn,
+  MODES,
+  type Mode,
+  PAGEVIEWS,
+  POE_NOW,
+  seedPersonsOnEvents,
+} from '../helpers/persons-on-events.js';
+import { capture, ok, otherProject, query } from '../helpers/query-lists.js';
 
 /**
  * PostHog's `personsOnEventsMode` through POST /query, on events sent through /batch/ (so the
@@ -8,75 +17,15 @@ import { capture, ok, otherProject, query, type RawEvent, uuid } from '../helper
  * `$create_alias`, a `$set` after earlier events, and a deleted person, in every mode, chosen by
  * the query's modifiers and by the project's default modifiers.
  */
-const NOW = new Date('2025-06-15T12:00:00.000Z');
 let h: Harness;
 let project: number;
-let token: string;
-
-const ev = (
-  event: string,
-  distinct_id: string,
-  time: string,
-  properties: Record<string, unknown> = {},
-): RawEvent => ({
-  event,
-  distinct_id,
-  timestamp: `2025-06-15T${time}Z`,
-  uuid: uuid(),
-  properties,
-});
-
-const MODES = [
-  'disabled',
-  'person_id_no_override_properties_on_events',
-  'person_id_override_properties_on_events',
-  'person_id_override_properties_joined',
-] as const;
-type Mode = (typeof MODES)[number];
-
-/** Person ids as the no-override mode shows them: the person each event was written with. */
-const ids: Record<string, string> = {};
-
-async function send(batch: RawEvent[]) {
-  await capture(h, token, project, batch);
-}
-
-const hogql = (q: string, mode?: Mode) =>
-  ok(h, project, {
-    kind: 'HogQLQuery',
-    query: q,
-    ...(mode ? { modifiers: { personsOnEventsMode: mode } } : {}),
-  });
-
-const PAGEVIEWS =
-  "SELECT distinct_id, toString(person_id), person.properties.plan FROM events WHERE event = '$pageview' ORDER BY timestamp";
+let ids: Record<string, string> = {};
+const hogql = (q: string, mode?: Mode) => hogqlIn(h, project)(q, mode);
 
 beforeAll(async () => {
-  h = await startHarness({}, { now: () => NOW });
+  h = await startHarness({}, { now: () => POE_NOW });
   project = h.boot.project_id;
-  token = h.boot.project_api_key;
-  // Anonymous a1 on the free plan; u1 signs up on pro, then identifies as a1's user (a1's person
-  // merges into u1's), then upgrades to enterprise: earlier events keep the plan they had.
-  await send([
-    ev('$pageview', 'a1', '08:00:00', { $set: { plan: 'free' } }),
-    ev('$pageview', 'u1', '08:10:00', { $set: { plan: 'pro' } }),
-  ]);
-  await send([ev('$identify', 'u1', '08:20:00', { $anon_distinct_id: 'a1' })]);
-  await send([ev('$pageview', 'u1', '08:30:00', { $set: { plan: 'enterprise' } })]);
-  // c1 and c2 each have a person; c1 aliases c2, so c2's person merges into c1's.
-  await send([
-    ev('$pageview', 'c2', '09:00:00', { $set: { plan: 'trial' } }),
-    ev('$pageview', 'c1', '09:10:00', { $set: { plan: 'team' } }),
-  ]);
-  await send([ev('$create_alias', 'c1', '09:20:00', { alias: 'c2' })]);
-  // x1's person is deleted afterwards; its events stay.
-  await send([ev('$pageview', 'x1', '10:00:00', { $set: { plan: 'pro' } })]);
-
-  const out = await hogql(PAGEVIEWS, 'person_id_no_override_properties_on_events');
-  for (const [distinctId, personId] of out.results as string[][])
-    ids[distinctId as string] = personId as string;
-  const res = await h.request('DELETE', `/api/projects/${project}/persons/${ids.x1}/`);
-  expect(res.statusCode).toBe(204);
+  ids = await seedPersonsOnEvents(h);
 });
 afterAll(async () => h?.close());
 

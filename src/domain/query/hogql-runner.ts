@@ -112,6 +112,7 @@ export function hogqlCompileOptions(
     defaultLimit: DEFAULT_RETURNED_ROWS + 1,
     limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
     propertyType: ctx.propertyType,
+    personColumns: ctx.events.personColumns,
     cohorts: ctx.cohorts,
     personsOnEventsMode: modifiers.personsOnEventsMode,
   };

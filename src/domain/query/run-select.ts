@@ -37,6 +37,7 @@ export function compileFor(ast: AnySelect, ctx: RunnerContext, options: SelectOp
     defaultLimit: null,
     limits: ctx.async ? ASYNC_LIMITS : SYNC_LIMITS,
     propertyType: ctx.propertyType,
+    personColumns: ctx.events.personColumns,
     cohorts: ctx.cohorts,
     personsOnEventsMode: modifiers.personsOnEventsMode,
   });

@@ -17,6 +17,16 @@ export interface PrintOptions {
   bind?: (value: string) => string;
   /** Declared property types (property definitions): typed properties print converted. */
   propertyType?: PropertyTypeLookup | undefined;
+  /**
+   * Person properties that have a column on events (`pmat_<key>`), as the events store found
+   * them; `events.person_properties.<key>` prints as that column. None: always the JSON.
+   */
+  personColumns?: PersonColumnLookup | undefined;
+}
+
+/** The column on events holding exactly `person_properties.<key>`, if there is one. */
+export interface PersonColumnLookup {
+  column(key: string): string | undefined;
 }
 
 /** State of one print: the bound parameters and where in the query the printer is. */

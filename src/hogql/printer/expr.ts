@@ -263,8 +263,21 @@ export class ExprPrinter {
     const table = t.table ? `${id(this.table(t.table))}.` : '';
     // The column stores exactly the expression below for its key (see store/events/columns.ts).
     if (t.materialized) return `${table}${id(t.materialized)}`;
+    const personColumn = this.personColumn(t);
+    if (personColumn) return `${table}${id(personColumn)}`;
     const keys = t.chain.map((k) => (typeof k === 'number' ? this.integer(k) : this.ctx.bindString(k)));
     return `replaceRegexpAll(nullIf(nullIf(JSONExtractRaw(${table}${id(t.column)}, ${keys.join(', ')}), ''), 'null'), '^"|"$', '')`;
+  }
+
+  /**
+   * `person.properties.<key>` in the modes that read it from events (and `poe.properties.<key>`
+   * in every mode): the `pmat_` column when the store has one for exactly this key. The name
+   * comes from the store's set, never from the query's text.
+   */
+  private personColumn(t: PropertyType): string | undefined {
+    const [key] = t.chain;
+    if (t.def !== 'events' || t.column !== 'person_properties' || t.chain.length !== 1) return undefined;
+    return typeof key === 'string' ? this.ctx.options.personColumns?.column(key) : undefined;
   }
 
   private lookup(name: string): FunctionDef {

@@ -12,10 +12,16 @@ import {
 } from './control.js';
 import { Lane, type LaneName } from './lanes.js';
 import { migrateEvents } from './migrate.js';
+import {
+  discoveredPersonColumns,
+  materializePersonProperties,
+  type PersonColumns,
+} from './person-columns.js';
 import { settingsPrefix } from './session-settings.js';
 
 export type { EngineProcess } from './control.js';
 export type { LaneName } from './lanes.js';
+export type { PersonColumns } from './person-columns.js';
 
 export type EventsBackend = 'chdb' | 'clickhouse';
 
@@ -58,6 +64,8 @@ export interface EventsStore {
   /** Engine queries tagged `marker` that are still running, with their progress. */
   running(marker: string): Promise<EngineProcess[]>;
   ping(): Promise<void>;
+  /** Person properties with a column on events (`pmat_<key>`), as last read from the engine. */
+  personColumns: PersonColumns;
   close(): Promise<void>;
 }
 
@@ -100,6 +108,13 @@ export interface EventsStoreOptions {
   clickhouseUrl?: string | undefined;
   database: string;
   limits?: Partial<EngineLimits>;
+  /** Person properties to give a column on events at startup (idempotent; store/events/person-columns.ts). */
+  materializedPersonProperties?: readonly string[] | undefined;
+  /**
+   * How often to read again which person columns exist, for nodes sharing one ClickHouse server
+   * where another node or the CLI added one (0: only at startup). Default 60 s.
+   */
+  personColumnsRefreshMs?: number | undefined;
 }
 
 function quoteIdentifier(name: string): string {
@@ -245,9 +260,11 @@ function wrap(
       }
     });
   }
+  const personColumns = discoveredPersonColumns((sql, o) => run('query', sql, o, 'JSONEachRow'), database);
   return {
     backend,
     database,
+    personColumns,
     table: (name) => `${quoteIdentifier(database)}.${quoteIdentifier(name)}`,
     query<T>(sql: string, o?: QueryOptions) {
       return run<T>('query', sql, o, 'JSONEachRow');
@@ -380,10 +397,31 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
     const result = await controlClient.ping();
     if (!result.success) throw result.error;
   };
-  const store = wrap(backend, options.database, lanes, limits, control, closeAll, ping);
+  let refresher: NodeJS.Timeout | undefined;
+  const store = wrap(
+    backend,
+    options.database,
+    lanes,
+    limits,
+    control,
+    async () => {
+      clearInterval(refresher);
+      await closeAll();
+    },
+    ping,
+  );
   try {
     await store.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}`);
     await migrateEvents(store);
+    await store.personColumns.refresh();
+    if (options.materializedPersonProperties?.length)
+      await materializePersonProperties(store, options.materializedPersonProperties);
+    const every = options.personColumnsRefreshMs ?? 60_000;
+    if (every > 0) {
+      // A failed read keeps the last set: a column that exists is still there.
+      refresher = setInterval(() => store.personColumns.refresh().catch(() => {}), every);
+      refresher.unref();
+    }
     return store;
   } catch (error) {
     await closeAll();

@@ -36,6 +36,7 @@ export function hogqlSource(
         timezone: spec.timezone,
         weekStartDay: 0,
         table: (t) => store.table(t),
+        personColumns: store.personColumns,
         defaultLimit: null,
         limits: ASYNC_LIMITS,
       });
