@@ -139,11 +139,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
         waitMs: config.captureJournalWaitMs,
         onError: (err, attempt) =>
           app.log.error({ err, attempt }, 'inserting from the capture journal failed; retrying'),
+        onReplay: (rows) =>
+          app.log.info({ rows, dir: config.captureJournalDir }, 'capture journal: inserting rows from before the last stop'),
       })
     : undefined;
-  if (sink && sink.replayedRows > 0) {
-    app.log.info({ rows: sink.replayedRows }, 'capture journal: inserted rows left from before the last stop');
-  }
   // Reads wait for what this node acknowledged (read-your-writes on this node).
   const removeBarrier = sink ? options.events.addReadBarrier(sink.barrier) : undefined;
   const pipeline = createIngestPipeline(

@@ -20,6 +20,8 @@ export interface JournalSinkOptions {
   retryMaxMs?: number;
   /** Told of each failed insert (the rows stay in the journal and are tried again). */
   onError?: (error: unknown, attempt: number) => void;
+  /** Told, before they are inserted, how many rows the journal holds from before this open. */
+  onReplay?: (rows: number) => void;
 }
 
 interface Queued {
@@ -292,6 +294,7 @@ export async function openJournalSink(
   }
   const replayedRows = queuedRows;
   if (records.length > 0) {
+    options.onReplay?.(replayedRows);
     closing = true; // no delay
     await drain();
     closing = false;
