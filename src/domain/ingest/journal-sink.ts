@@ -176,11 +176,13 @@ export async function openJournalSink(
       byTeam.set(k.team, list);
     }
     const present = new Set<string>();
+    // As strings: on chDB `uuid IN {p:Array(UUID)}` matched nothing (the parameter arrives as a
+    // cast of a string array).
     for (const [team, uuids] of byTeam) {
       for (let i = 0; i < uuids.length; i += UUIDS_PER_QUERY) {
         const rows = await events.query<{ uuid: string }>(
           `SELECT DISTINCT toString(uuid) AS uuid FROM ${events.table('events')}
-           WHERE team_id = {team:Int64} AND uuid IN {uuids:Array(UUID)}`,
+           WHERE team_id = {team:Int64} AND toString(uuid) IN {uuids:Array(String)}`,
           { params: { team, uuids: uuids.slice(i, i + UUIDS_PER_QUERY) }, teamId: team, unfenced: true },
         );
         for (const r of rows) present.add(`${team}/${r.uuid}`);
@@ -254,6 +256,7 @@ export async function openJournalSink(
     queuedRows -= rows;
     pendingRows -= rows;
     inserted = (batch.at(-1) as Queued).end;
+    await journal.release(inserted).catch((error: unknown) => options.onError?.(error, 0));
     const still: Waiter[] = [];
     for (const w of waiters) {
       if (w.target <= inserted) {
@@ -262,7 +265,6 @@ export async function openJournalSink(
       } else still.push(w);
     }
     waiters = still;
-    await journal.release(inserted).catch((error: unknown) => options.onError?.(error, 0));
     inserting = false;
     settleIdle();
     wake();
