@@ -217,7 +217,8 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
     ingestWriters: int(env, 'INGEST_WRITERS', 1, 1, 16),
-    captureJournal: env.CAPTURE_JOURNAL === undefined || env.CAPTURE_JOURNAL === '' ? true : bool(env, 'CAPTURE_JOURNAL'),
+    captureJournal:
+      env.CAPTURE_JOURNAL === undefined || env.CAPTURE_JOURNAL === '' ? true : bool(env, 'CAPTURE_JOURNAL'),
     captureJournalDir: resolve(
       env.CAPTURE_JOURNAL_DIR || join(resolve(env.BURROW_DATA_DIR || '.burrow'), 'capture-journal'),
     ),

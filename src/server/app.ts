@@ -140,7 +140,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
         onError: (err, attempt) =>
           app.log.error({ err, attempt }, 'inserting from the capture journal failed; retrying'),
         onReplay: (rows) =>
-          app.log.info({ rows, dir: config.captureJournalDir }, 'capture journal: inserting rows from before the last stop'),
+          app.log.info(
+            { rows, dir: config.captureJournalDir },
+            'capture journal: inserting rows from before the last stop',
+          ),
       })
     : undefined;
   // Reads wait for what this node acknowledged (read-your-writes on this node).

@@ -193,7 +193,10 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
 
   it('past the pending limit new rows are refused with a 503; close inserts what is pending', async () => {
     const path = dir();
-    const sink = await openJournalSink(await openCaptureJournal(path), store, { ...options, maxPendingRows: 25 });
+    const sink = await openJournalSink(await openCaptureJournal(path), store, {
+      ...options,
+      maxPendingRows: 25,
+    });
     const session = `s-${randomUUID()}`;
     await sink.add(writeSet(20, session).set, 20);
     const refused = await sink.add(writeSet(10, session).set, 10).catch((e: unknown) => e);
@@ -292,7 +295,9 @@ describe(`capture journal through the API (${backend})`, () => {
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.json()).toMatchObject({ type: 'server_error', code: 'overloaded', attr: null });
     // A read waits for the pending rows (and so makes room).
-    expect((await hogql("SELECT count() FROM events WHERE event = 'journaled'")).json().results).toEqual([[100]]);
+    expect((await hogql("SELECT count() FROM events WHERE event = 'journaled'")).json().results).toEqual([
+      [100],
+    ]);
     expect((await capture(100)).statusCode).toBe(200);
   });
 });

@@ -48,7 +48,8 @@ export function entryOf(set: WriteSet, rows: number): JournalEntry {
 export function encodeEntry(entry: JournalEntry): Buffer[] {
   const header = Buffer.allocUnsafe(4 * (1 + TABLES.length));
   header.writeUInt32LE(entry.rows, 0);
-  entry.parts.forEach((p, i) => header.writeUInt32LE(p.length, 4 * (i + 1)));
+  for (let i = 0; i < entry.parts.length; i++)
+    header.writeUInt32LE((entry.parts[i] as Buffer).length, 4 * (i + 1));
   return [header, ...entry.parts];
 }
 

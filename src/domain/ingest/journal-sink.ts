@@ -3,7 +3,15 @@ import { ApiError } from '../../errors.js';
 import type { EventsStore } from '../../store/events/store.js';
 import type { CaptureJournal } from '../../store/journal/capture-journal.js';
 import { overloaded } from './group-commit.js';
-import { COUNTED, decodeEntry, encodeEntry, entryOf, eventKeys, type JournalEntry, TABLES } from './journal-entry.js';
+import {
+  COUNTED,
+  decodeEntry,
+  encodeEntry,
+  entryOf,
+  eventKeys,
+  type JournalEntry,
+  TABLES,
+} from './journal-entry.js';
 import type { IngestSink } from './sink.js';
 
 export interface JournalSinkOptions {
@@ -189,7 +197,9 @@ export async function openJournalSink(
       }
     }
     if (present.size === 0) return body;
-    const kept = keys.filter((k) => !present.has(`${k.team}/${k.uuid}`)).map((k) => body.subarray(k.start, k.end));
+    const kept = keys
+      .filter((k) => !present.has(`${k.team}/${k.uuid}`))
+      .map((k) => body.subarray(k.start, k.end));
     return Buffer.concat(kept);
   }
 
@@ -214,7 +224,9 @@ export async function openJournalSink(
       if (body.length > 0) await events.insertEncoded(table, body);
       if (!COUNTED.has(table)) continue;
       done.add(table);
-      const more = TABLES.slice(i + 1).some(([, t], j) => COUNTED.has(t) && (bodies[i + 1 + j] as Buffer).length > 0);
+      const more = TABLES.slice(i + 1).some(
+        ([, t], j) => COUNTED.has(t) && (bodies[i + 1 + j] as Buffer).length > 0,
+      );
       if (more) await journal.saveCheckpoint({ inserted: start, partial: { end, done: [...done] } }, false);
     }
     await journal.saveCheckpoint({ inserted: end }, true);

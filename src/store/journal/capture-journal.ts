@@ -193,7 +193,9 @@ export async function openCaptureJournal(
       try {
         let written = 0;
         while (written < total) {
-          const { bytesWritten } = await segment.handle.writev(written === 0 ? buffers : rest(buffers, written));
+          const { bytesWritten } = await segment.handle.writev(
+            written === 0 ? buffers : rest(buffers, written),
+          );
           if (bytesWritten <= 0) throw new Error('the capture journal write made no progress');
           written += bytesWritten;
         }
