@@ -128,11 +128,9 @@ export async function openCaptureJournal(
       throw error;
     }
   }
-  const starts = (await readdir(dir))
-    .map((name) => SEGMENT.exec(name)?.[1])
-    .filter((s): s is string => s !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
+  const starts = await segmentStarts(dir);
+  /** Segment files, by start: kept here so that each insert's release needs no directory listing. */
+  const segments = [...starts];
 
   // The tail of the last segment: cut off a record a crash left half written.
   let head = checkpoint.inserted;
@@ -155,6 +153,7 @@ export async function openCaptureJournal(
     const handle = await open(join(dir, segmentName(start)), 'a');
     // The new file's name must survive a crash as its records do.
     await syncDir(dir);
+    if (segments.at(-1) !== start) segments.push(start);
     current = { start, handle, size: (await handle.stat()).size };
     if (current.size !== 0) head = start + current.size;
     return current;
@@ -214,11 +213,7 @@ export async function openCaptureJournal(
     },
     async readFrom(position) {
       const records: JournalRecord[] = [];
-      const names = (await readdir(dir))
-        .map((name) => SEGMENT.exec(name)?.[1])
-        .filter((s): s is string => s !== undefined)
-        .map(Number)
-        .sort((a, b) => a - b);
+      const names = await segmentStarts(dir);
       for (let i = 0; i < names.length; i++) {
         const start = names[i] as number;
         const next = names[i + 1];
@@ -246,16 +241,10 @@ export async function openCaptureJournal(
       checkpoint = next;
     },
     async release(position) {
-      const names = (await readdir(dir))
-        .map((name) => SEGMENT.exec(name)?.[1])
-        .filter((s): s is string => s !== undefined)
-        .map(Number)
-        .sort((a, b) => a - b);
-      for (let i = 0; i < names.length; i++) {
-        const start = names[i] as number;
-        const next = names[i + 1] ?? head;
-        if (start === current?.start || next > position) continue;
-        await rm(join(dir, segmentName(start)), { force: true });
+      // A segment goes once the next one starts at or before `position`; never the one appended to.
+      while (segments.length > 1 && (segments[1] as number) <= position && segments[0] !== current?.start) {
+        await rm(join(dir, segmentName(segments[0] as number)), { force: true });
+        segments.shift();
       }
     },
     async close() {
@@ -272,6 +261,14 @@ export async function openCaptureJournal(
       openDirs.delete(dir);
     },
   };
+}
+
+async function segmentStarts(dir: string): Promise<number[]> {
+  return (await readdir(dir))
+    .map((name) => SEGMENT.exec(name)?.[1])
+    .filter((s): s is string => s !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** The buffers past the first `skip` bytes (after a short write). */
