@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { checkPersonKeys } from './store/events/columns.js';
 
 /** Everything Burrow reads from its environment, parsed once at start. */
@@ -28,6 +28,15 @@ export interface Config {
   ingestMaxPendingRows: number;
   /** Capture inserts that may run at once (each on its own engine session). */
   ingestWriters: number;
+  /**
+   * Capture answers once the rows are fsync'd to a local journal (docs/capture.md) and a
+   * background writer inserts them; off: it answers once the engine insert is done.
+   */
+  captureJournal: boolean;
+  /** Where the journal's segments and checkpoint live (default `<dataDir>/capture-journal`). */
+  captureJournalDir: string;
+  /** The longest a query waits for this node's acknowledged events to be inserted (then a 503). */
+  captureJournalWaitMs: number;
   /** Per capture request (docs/limits.md): bytes once decompressed, events, nesting depth. */
   captureMaxDecodedBytes: number;
   captureMaxEvents: number;
@@ -229,6 +238,12 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
     ingestWriters: int(env, 'INGEST_WRITERS', 1, 1, 16),
+    captureJournal:
+      env.CAPTURE_JOURNAL === undefined || env.CAPTURE_JOURNAL === '' ? true : bool(env, 'CAPTURE_JOURNAL'),
+    captureJournalDir: resolve(
+      env.CAPTURE_JOURNAL_DIR || join(resolve(env.BURROW_DATA_DIR || '.burrow'), 'capture-journal'),
+    ),
+    captureJournalWaitMs: int(env, 'CAPTURE_JOURNAL_WAIT_MS', 30_000, 1, 3_600_000),
     captureMaxDecodedBytes: int(env, 'CAPTURE_MAX_DECODED_BYTES', 25 * MiB, 64 * 1024, 1024 * MiB),
     captureMaxEvents: int(env, 'CAPTURE_MAX_EVENTS', 10_000, 1, 1_000_000),
     captureMaxJsonDepth: int(env, 'CAPTURE_MAX_JSON_DEPTH', 128, 8, 1000),

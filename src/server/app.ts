@@ -32,11 +32,13 @@ import type { Deps } from '../domain/deps.js';
 import { createFlagCache } from '../domain/flags/cache.js';
 import type { CohortLookup } from '../domain/flags/cohorts.js';
 import { createFlagEvaluator } from '../domain/flags/service.js';
+import { openJournalSink } from '../domain/ingest/journal-sink.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
 import { type PlaylistCounter, startPlaylistCounter } from '../domain/recordings/counter-loop.js';
 import { createQueryRuntime } from '../execution/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
+import { openCaptureJournal } from '../store/journal/capture-journal.js';
 import type { MetaStore } from '../store/meta/db.js';
 import type { TeamRecord } from '../store/meta/teams.js';
 import { type Bus, memoryBus } from '../store/shared/bus.js';
@@ -127,8 +129,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const definitions = createDefinitionsCollector(deps.meta, { now: deps.now });
   app.decorate('definitions', definitions);
   let stopDefinitions: (() => Promise<void>) | null = null;
+  // Capture's rows go to the node's journal first (docs/capture.md): what it holds from before a
+  // crash is inserted here, before any route serves.
+  const sink = config.captureJournal
+    ? await openJournalSink(await openCaptureJournal(config.captureJournalDir), options.events, {
+        maxRows: config.ingestBatchRows,
+        maxDelayMs: config.ingestBatchDelayMs,
+        maxPendingRows: config.ingestMaxPendingRows,
+        waitMs: config.captureJournalWaitMs,
+        onError: (err, attempt) =>
+          app.log.error({ err, attempt }, 'inserting from the capture journal failed; retrying'),
+        onReplay: (rows) =>
+          app.log.info(
+            { rows, dir: config.captureJournalDir },
+            'capture journal: inserting rows from before the last stop',
+          ),
+      })
+    : undefined;
+  // Reads wait for what this node acknowledged (read-your-writes on this node).
+  const removeBarrier = sink ? options.events.addReadBarrier(sink.barrier) : undefined;
   const pipeline = createIngestPipeline(
-    { ...deps, definitions },
+    { ...deps, definitions, sink },
     {
       maxRows: config.ingestBatchRows,
       maxDelayMs: config.ingestBatchDelayMs,
@@ -161,7 +182,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Queries still running in the background are abandoned with the node.
     { name: 'query runtime', stop: () => query.close() },
     // Whatever in-flight requests queued is written before the stores close...
-    { name: 'ingestion writer', stop: () => pipeline.close() },
+    {
+      name: 'ingestion writer',
+      stop: async () => {
+        try {
+          await pipeline.close();
+        } finally {
+          removeBarrier?.();
+        }
+      },
+    },
     // ...and last, the definitions those writes collected.
     {
       name: 'definitions writer',

@@ -324,7 +324,12 @@ describe(`errors (${backend})`, () => {
   describe('server errors', () => {
     let app: App;
     beforeAll(async () => {
-      app = await buildApp({ config: h.config, meta: h.stores.meta, events: h.stores.events });
+      // A second app on the harness's stores: the journal directory is the first app's (one per node).
+      app = await buildApp({
+        config: { ...h.config, captureJournal: false },
+        meta: h.stores.meta,
+        events: h.stores.events,
+      });
       app.get('/api/boom/', { config: { scope: PUBLIC } }, () => {
         throw new Error('secret SELECT * FROM x /etc/passwd');
       });

@@ -42,7 +42,12 @@ describe(`health and schema (${backend})`, () => {
 
   it('answers /_readyz with 503 and names the store that fails', async () => {
     const events = { ...h.stores.events, ping: () => Promise.reject(new Error('secret connection string')) };
-    const app = await buildApp({ config: h.config, meta: h.stores.meta, events });
+    // A second app on the harness's stores: the journal directory is the first app's (one per node).
+    const app = await buildApp({
+      config: { ...h.config, captureJournal: false },
+      meta: h.stores.meta,
+      events,
+    });
     try {
       const res = await app.inject({ method: 'GET', url: '/_readyz' });
       expect(res.statusCode).toBe(503);

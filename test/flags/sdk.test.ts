@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/server/app.js';
@@ -178,7 +179,8 @@ describe(`feature flags with posthog-node and across nodes (${backend})`, () => 
         ? await redisBus(process.env.REDIS_URL, h.config.redisKeyPrefix)
         : undefined;
       other = await buildApp({
-        config: h.config,
+        // Another node: its own capture journal.
+        config: { ...h.config, captureJournalDir: join(h.config.dataDir, 'journal-other-node') },
         meta: h.stores.meta,
         events: h.stores.events,
         bus: otherBus ?? h.stores.bus,

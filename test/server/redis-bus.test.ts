@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { memoryBus, redisBus } from '../../src/store/shared/bus.js';
@@ -24,8 +25,15 @@ describe('key revocation across nodes', () => {
     await h?.close();
   });
 
+  let nodes = 0;
+  const ownJournal = () => ({
+    ...h.config,
+    captureJournalDir: join(h.config.dataDir, `journal-node-${nodes++}`),
+  });
+
   async function secondNode(bus: Awaited<ReturnType<typeof redisBus>> | ReturnType<typeof memoryBus>) {
-    const app = await buildApp({ config: h.config, meta: h.stores.meta, events: h.stores.events, bus });
+    // Another node has its own capture journal (one directory per node).
+    const app = await buildApp({ config: ownJournal(), meta: h.stores.meta, events: h.stores.events, bus });
     await app.ready();
     return app;
   }
@@ -34,7 +42,12 @@ describe('key revocation across nodes', () => {
     const prefix = `burrow-bus-test-${process.pid}:`;
     const busA = await redisBus(REDIS_URL as string, prefix);
     const busB = await redisBus(REDIS_URL as string, prefix);
-    const a = await buildApp({ config: h.config, meta: h.stores.meta, events: h.stores.events, bus: busA });
+    const a = await buildApp({
+      config: ownJournal(),
+      meta: h.stores.meta,
+      events: h.stores.events,
+      bus: busA,
+    });
     const b = await secondNode(busB);
     const { key } = await h.user({ organizationId: h.boot.organization_id });
     const me = (app: typeof a) =>

@@ -8,11 +8,13 @@ import type { DefinitionsCollector } from '../definitions/collector.js';
 import { joinInSlices } from '../slices.js';
 import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
+import { TABLES } from './journal-entry.js';
 import { PersonCache } from './person-cache.js';
 import { emptyChanges, type PersonEnrichment, processPersons } from './persons.js';
 import { RecentUuids } from './recent-uuids.js';
 import { isSnapshot, replayRows } from './replay.js';
 import { type CaptureEvent, chTime, eventLine, rowsIn, type WriteSet, writeSet } from './rows.js';
+import type { IngestSink } from './sink.js';
 
 export interface IngestDeps {
   meta: MetaDb;
@@ -20,17 +22,9 @@ export interface IngestDeps {
   now: () => Date;
   /** Event and property definitions, remembered per written request and flushed in batches. */
   definitions?: DefinitionsCollector | undefined;
+  /** Where the rows go (default: straight into the engine, `directSink`). */
+  sink?: IngestSink | undefined;
 }
-
-/** Table for each part of a write set, in write order: persons before the events that name them. */
-const TABLES: Array<[keyof WriteSet, string]> = [
-  ['person', 'person'],
-  ['person_distinct_id2', 'person_distinct_id2'],
-  ['groups', 'groups'],
-  ['events', 'events'],
-  ['snapshots', 'session_replay_snapshots'],
-  ['replay', 'session_replay_events_ingest'],
-];
 
 /**
  * One insert per table for everything gathered; events go as the lines requests encoded. Tests and
@@ -52,6 +46,12 @@ export function createWriter(events: EventsStore) {
   };
 }
 
+/** Acknowledge-after-insert (`CAPTURE_JOURNAL=off`): requests' rows go to the engine by a group commit. */
+export function directSink(events: EventsStore, options: GroupCommitOptions): IngestSink {
+  const commit = createGroupCommit(createWriter(events), rowsIn, options);
+  return { add: (set) => commit.add(set), pendingRows: commit.pendingRows, close: commit.close };
+}
+
 function isConflict(error: unknown): boolean {
   if (error instanceof PersonVersionConflict) return true;
   return isUniqueViolation(error) || isSerializationFailure(error);
@@ -59,12 +59,12 @@ function isConflict(error: unknown): boolean {
 
 /**
  * Capture's write path: person processing in one metadata transaction per request (events of a
- * request in order), then the rows join a group commit; the promise settles once they are
- * written. Two requests creating the same new distinct id at once (PostgreSQL) conflict; the
+ * request in order), then the rows go to the sink; the promise settles once they are durable
+ * (in the engine, or in the node's journal: sink.ts). Two requests creating the same new distinct id at once (PostgreSQL) conflict; the
  * loser reprocesses its request.
  */
 export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptions) {
-  const commit = createGroupCommit(createWriter(deps.events), rowsIn, options);
+  const commit: IngestSink = deps.sink ?? directSink(deps.events, options);
   const cache = new PersonCache();
   const recent = new RecentUuids();
 
@@ -103,7 +103,8 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       if (fresh.length === 0) return;
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
-      await commit.add(await process(team, fresh));
+      const set = await process(team, fresh);
+      await commit.add(set, rowsIn(set));
       deps.definitions?.observe(
         team.id,
         fresh.filter((e) => !isSnapshot(e)),
@@ -118,8 +119,8 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
     forget(teamId: number, distinctIds: Iterable<string>): void {
       cache.forget(teamId, distinctIds);
     },
-    pendingRows: commit.pendingRows,
-    close: commit.close,
+    pendingRows: () => commit.pendingRows(),
+    close: () => commit.close(),
   };
 }
 

@@ -38,7 +38,16 @@ export interface QueryOptions {
   teamId?: number;
   /** Where it runs (lanes.ts): reads default to `query`, commands to `write`. */
   lane?: LaneName;
+  /** Runs without waiting for the read barriers (the capture journal's own writer). */
+  unfenced?: boolean;
 }
+
+/**
+ * Waited for before every query and command (not inserts): undefined when there is nothing to
+ * wait for. The capture journal installs one so that a read sees every event this node has
+ * acknowledged (read-your-writes, docs/capture.md).
+ */
+export type ReadBarrier = (signal?: AbortSignal) => Promise<void> | undefined;
 
 /**
  * The only door to the analytics engine. Everything else talks to this interface, never to chDB or
@@ -61,6 +70,8 @@ export interface EventsStore {
   insertEncoded(table: string, body: string | Buffer): Promise<void>;
   /** Asks the engine to stop every running query tagged `marker`; resolves with how many it found. */
   cancel(marker: string): Promise<number>;
+  /** Every query and command waits for `barrier` until the returned function removes it. */
+  addReadBarrier(barrier: ReadBarrier): () => void;
   /** Engine queries tagged `marker` that are still running, with their progress. */
   running(marker: string): Promise<EngineProcess[]>;
   ping(): Promise<void>;
@@ -178,6 +189,7 @@ function wrap(
     log_comment: o?.marker ?? '',
   });
   const keyOf = (o?: QueryOptions) => o?.teamId ?? 0;
+  const barriers = new Set<ReadBarrier>();
 
   /** One statement on `session`; settles only when the engine has settled it. */
   async function statement<T>(
@@ -222,6 +234,13 @@ function wrap(
   ): Promise<T[]> {
     const marker = o?.marker;
     if (marker !== undefined) assertMarker(marker);
+    // Before taking a session: a statement waiting here holds nothing the journal's writer needs.
+    if (barriers.size > 0 && !o?.unfenced) {
+      for (const barrier of barriers) {
+        const wait = barrier(o?.signal);
+        if (wait) await wait;
+      }
+    }
     const laneName = o?.lane ?? (kind === 'command' ? 'write' : 'query');
     const lane = lanes[laneName];
     const start = () =>
@@ -299,6 +318,10 @@ function wrap(
     },
     insertEncoded,
     cancel: (marker) => control.cancel(marker),
+    addReadBarrier(barrier) {
+      barriers.add(barrier);
+      return () => barriers.delete(barrier);
+    },
     running: (marker) => control.running(marker),
     ping,
     async close() {
