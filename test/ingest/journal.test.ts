@@ -9,6 +9,7 @@ import { chTime, eventLine, NO_GROUPS, type WriteSet } from '../../src/domain/in
 import { type EventsStore, openEventsStore } from '../../src/store/events/store.js';
 import { openCaptureJournal } from '../../src/store/journal/capture-journal.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { otherProject } from '../helpers/query-lists.js';
 
 const TEAM = 7;
 const NOW = chTime(new Date().toISOString());
@@ -157,7 +158,7 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
     expect(await sessionEvents(session)).toBe(5);
     // Appends continue after the last whole record.
     const next = writeSet(4, session);
-    await sink.add(next.set, 4);
+    await sink.add(next.set, 4, TEAM);
     await sink.barrier()?.then(() => {});
     expect(await sessionEvents(session)).toBe(9);
     await sink.close();
@@ -172,7 +173,7 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
     for (let i = 0; i < 5; i++) {
       const { set, uuids } = writeSet(10, session);
       all.push(...uuids);
-      await sink.add(set, 10);
+      await sink.add(set, 10, TEAM);
     }
     // Nothing inserted yet (the delay is a minute): several segments, pending rows counted.
     expect(sink.pendingRows()).toBe(50);
@@ -191,6 +192,26 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
     await sink.close();
   });
 
+  it("a project's reads wait for its own rows only; reads naming no project wait for all", async () => {
+    const sink = await openJournalSink(await openCaptureJournal(dir()), store, options);
+    const session = `s-${randomUUID()}`;
+    await sink.add(writeSet(10, session).set, 10, TEAM);
+    // Another project has nothing pending: its queries do not wait (the delay is a minute).
+    expect(sink.barrier(undefined, TEAM + 1)).toBeUndefined();
+    expect(sink.pendingRows()).toBe(10);
+    const own = sink.barrier(undefined, TEAM);
+    expect(own).toBeInstanceOf(Promise);
+    await own;
+    expect(await sessionEvents(session)).toBe(10);
+    await sink.add(writeSet(5, session).set, 5, TEAM);
+    const all = sink.barrier();
+    expect(all).toBeInstanceOf(Promise);
+    await all;
+    expect(await sessionEvents(session)).toBe(15);
+    expect(sink.barrier(undefined, TEAM)).toBeUndefined();
+    await sink.close();
+  });
+
   it('past the pending limit new rows are refused with a 503; close inserts what is pending', async () => {
     const path = dir();
     const sink = await openJournalSink(await openCaptureJournal(path), store, {
@@ -198,8 +219,8 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
       maxPendingRows: 25,
     });
     const session = `s-${randomUUID()}`;
-    await sink.add(writeSet(20, session).set, 20);
-    const refused = await sink.add(writeSet(10, session).set, 10).catch((e: unknown) => e);
+    await sink.add(writeSet(20, session).set, 20, TEAM);
+    const refused = await sink.add(writeSet(10, session).set, 10, TEAM).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 503, code: 'overloaded', headers: { 'Retry-After': '1' } });
     await sink.close();
     expect(await sessionEvents(session)).toBe(20);
@@ -230,7 +251,7 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
     });
     const session = `s-${randomUUID()}`;
     const { set, uuids } = writeSet(10, session);
-    await sink.add(set, 10);
+    await sink.add(set, 10, TEAM);
     const started = performance.now();
     const behind = await sink.barrier()?.catch((e: unknown) => e);
     expect(performance.now() - started).toBeLessThan(3_000);
@@ -286,6 +307,27 @@ describe(`capture journal through the API (${backend})`, () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     // The journal lives under the data directory.
     expect(existsSync(join(h.config.dataDir, 'capture-journal', 'checkpoint.json'))).toBe(true);
+  });
+
+  it("another project's query does not wait for this project's pending rows", async () => {
+    const other = await otherProject(h);
+    expect((await capture(2, 'pending-for-a')).statusCode).toBe(200);
+    const inEngine = async () =>
+      (
+        await h.stores.events.query<{ n: string }>(
+          `SELECT count() AS n FROM ${h.stores.events.table('events')} WHERE event = 'pending-for-a'`,
+          { unfenced: true },
+        )
+      )[0]?.n;
+    const res = await h.request('POST', `/api/projects/${other.projectId}/query/`, {
+      key: other.key,
+      body: { query: { kind: 'HogQLQuery', query: 'SELECT count() FROM events' }, refresh: 'force_blocking' },
+    });
+    expect(res.statusCode).toBe(200);
+    // The other project's answer came without inserting A's rows (the batching delay is 10 s).
+    expect(Number(await inEngine())).toBe(0);
+    const own = await hogql("SELECT count() FROM events WHERE event = 'pending-for-a'");
+    expect(own.json().results).toEqual([[2]]);
   });
 
   it('past INGEST_MAX_PENDING_ROWS capture answers 503 with Retry-After; room comes back once inserted', async () => {

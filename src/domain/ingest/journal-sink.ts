@@ -62,10 +62,11 @@ const UUIDS_PER_QUERY = 10_000;
 
 export type JournalSink = IngestSink & {
   /**
-   * Resolves once every row acknowledged before the call is in the engine; undefined when it
-   * already is (the usual case: no promise, no wait).
+   * Resolves once every row acknowledged before the call (for `teamId`, when given: every row of
+   * that project) is in the engine; undefined when it already is (the usual case: no promise, no
+   * wait).
    */
-  barrier(signal?: AbortSignal): Promise<void> | undefined;
+  barrier(signal?: AbortSignal, teamId?: number): Promise<void> | undefined;
   /** Rows of the journal's records (from the checkpoint on) found and inserted at open. */
   replayedRows: number;
 };
@@ -99,6 +100,12 @@ export async function openJournalSink(
   /** Just past the last acknowledged record, and the last inserted one. */
   let durable = journal.head();
   let inserted = journal.checkpoint().inserted;
+  /**
+   * Per project, just past its last acknowledged record (entries at or before `inserted` are
+   * dropped): a project's reads wait only for its own rows, so one project's capture load never
+   * delays another's queries (isolation, docs/isolation.md).
+   */
+  const teamDurable = new Map<number, number>();
   /** A batch the last process left half inserted: it is taken again with the same end. */
   let resume = journal.checkpoint().partial;
   let waiters: Waiter[] = [];
@@ -117,7 +124,7 @@ export async function openJournalSink(
 
   // --- appending: one write + fdatasync per group of requests ---
   let appending = false;
-  let waiting: Array<{ entry: JournalEntry; resolve(): void; reject(e: unknown): void }> = [];
+  let waiting: Array<{ entry: JournalEntry; teamId: number; resolve(): void; reject(e: unknown): void }> = [];
 
   function appendNext(): void {
     if (appending || waiting.length === 0) return;
@@ -133,6 +140,7 @@ export async function openJournalSink(
           const end = ends[i] as number;
           queue.push({ start: from, end, entry: w.entry, at: now });
           queuedRows += w.entry.rows;
+          teamDurable.set(w.teamId, end);
           from = end;
         });
         // Before anyone is answered: a query that starts after an answer waits for these rows.
@@ -268,6 +276,7 @@ export async function openJournalSink(
     queuedRows -= rows;
     pendingRows -= rows;
     inserted = (batch.at(-1) as Queued).end;
+    for (const [team, end] of teamDurable) if (end <= inserted) teamDurable.delete(team);
     await journal.release(inserted).catch((error: unknown) => options.onError?.(error, 0));
     const still: Waiter[] = [];
     for (const w of waiters) {
@@ -317,18 +326,19 @@ export async function openJournalSink(
 
   return {
     replayedRows,
-    add(set, rows) {
+    add(set, rows, teamId) {
       if (closing) return Promise.reject(overloaded());
       if (pendingRows + rows > options.maxPendingRows && pendingRows > 0) return Promise.reject(overloaded());
       pendingRows += rows;
       const entry = entryOf(set, rows);
-      const done = new Promise<void>((resolve, reject) => waiting.push({ entry, resolve, reject }));
+      const done = new Promise<void>((resolve, reject) => waiting.push({ entry, teamId, resolve, reject }));
       appendNext();
       return done;
     },
     pendingRows: () => pendingRows,
-    barrier(signal) {
-      const target = durable;
+    barrier(signal, teamId) {
+      // Replayed records have no project: until they are in, every read waits for everything.
+      const target = teamId === undefined || replaying ? durable : (teamDurable.get(teamId) ?? 0);
       if (inserted >= target) return undefined;
       return new Promise<void>((resolve, reject) => {
         const waiter: Waiter = {

@@ -104,7 +104,7 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
       const set = await process(team, fresh);
-      await commit.add(set, rowsIn(set));
+      await commit.add(set, rowsIn(set), team.id);
       deps.definitions?.observe(
         team.id,
         fresh.filter((e) => !isSnapshot(e)),

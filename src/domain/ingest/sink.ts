@@ -6,8 +6,11 @@ import type { WriteSet } from './rows.js';
  * once inserted), or into the node's journal (settled once fsync'd there; journal-sink.ts).
  */
 export interface IngestSink {
-  /** `rows`: the set's row count (the unit of the pending-rows limit). */
-  add(set: WriteSet, rows: number): Promise<void>;
+  /**
+   * `rows`: the set's row count (the unit of the pending-rows limit); `teamId`: the project the
+   * rows belong to (a read for another project need not wait for them).
+   */
+  add(set: WriteSet, rows: number, teamId: number): Promise<void>;
   /** Rows accepted and not yet in the engine. */
   pendingRows(): number;
   /** Refuses new work and writes whatever was accepted. */

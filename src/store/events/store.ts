@@ -43,11 +43,12 @@ export interface QueryOptions {
 }
 
 /**
- * Waited for before every query and command (not inserts): undefined when there is nothing to
- * wait for. The capture journal installs one so that a read sees every event this node has
- * acknowledged (read-your-writes, docs/capture.md).
+ * Waited for before every query and command (not inserts), given the statement's project when it
+ * names one: undefined when there is nothing to wait for. The capture journal installs one so
+ * that a read sees every event this node has acknowledged for that project (read-your-writes,
+ * docs/capture.md); a statement naming no project waits for every project's rows.
  */
-export type ReadBarrier = (signal?: AbortSignal) => Promise<void> | undefined;
+export type ReadBarrier = (signal?: AbortSignal, teamId?: number) => Promise<void> | undefined;
 
 /**
  * The only door to the analytics engine. Everything else talks to this interface, never to chDB or
@@ -237,7 +238,7 @@ function wrap(
     // Before taking a session: a statement waiting here holds nothing the journal's writer needs.
     if (barriers.size > 0 && !o?.unfenced) {
       for (const barrier of barriers) {
-        const wait = barrier(o?.signal);
+        const wait = barrier(o?.signal, o?.teamId);
         if (wait) await wait;
       }
     }
