@@ -7,6 +7,7 @@
  * runs another build (before/after comparisons in one sitting).
  */
 import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,8 +21,17 @@ import { median, table } from './lib.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
-  options: { events: { type: 'string', default: '200000' }, concurrency: { type: 'string', default: '16' } },
+  options: {
+    events: { type: 'string', default: '200000' },
+    concurrency: { type: 'string', default: '16' },
+    // `http`: node:http with keep-alive, about a tenth of fetch's CPU per request. The clients stand
+    // for SDKs on other machines, but here they share the 2 cores with the server, so the lighter
+    // the generator, the closer events/s comes to what the server alone can do. `fetch` is what
+    // session 6 and earlier measured with.
+    client: { type: 'string', default: 'http' },
+  },
 });
+if (values.client !== 'http' && values.client !== 'fetch') throw new Error('--client is http or fetch');
 const total = Number(values.events);
 const concurrency = Number(values.concurrency);
 const BATCH = 100;
@@ -79,8 +89,22 @@ for (let i = 0; i < total; i += BATCH) {
 
 /** CPU seconds (user + system, every thread) the server process has used so far. */
 const CLOCK_TICKS = 100;
+/** Machine-wide busy and total jiffies (every core), from /proc/stat. */
+function machineCpu(): { busy: number; total: number } {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: total - idle, total };
+}
 function serverCpu(): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return cpuOf(`/proc/${child.pid}/stat`);
+}
+/** The server's main thread alone (JavaScript, and the engine calls made on it). */
+function serverMainCpu(): number {
+  return cpuOf(`/proc/${child.pid}/task/${child.pid}/stat`);
+}
+function cpuOf(path: string): number {
+  const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
@@ -89,6 +113,43 @@ const rssTimer = setInterval(() => {
   const m = readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
   peakRss = Math.max(peakRss, Number(m?.[1] ?? 0) / 1024);
 }, 100);
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+/** One capture request; resolves with the status once the answer is read. */
+function post(body: Buffer): Promise<number> {
+  if (values.client === 'fetch') {
+    return fetch(`http://127.0.0.1:${port}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body,
+    }).then(async (res) => {
+      await res.arrayBuffer();
+      return res.status;
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/batch/',
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          'content-length': body.length,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 const latencies: number[] = [];
 // Requests sent after the first tenth of the bodies: past the burst that creates the 10k persons,
 // whose waits for person writes dominate the whole run's tail at high concurrency.
@@ -97,27 +158,31 @@ let next = 0;
 let failed = 0;
 const started = performance.now();
 const cpuBefore = serverCpu();
+const mainCpuBefore = serverMainCpu();
+const machineBefore = machineCpu();
+const benchCpuBefore = process.cpuUsage();
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < bodies.length) {
       const index = next++;
       const body = bodies[index] as Buffer;
       const t = performance.now();
-      const res = await fetch(`http://127.0.0.1:${port}/batch/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        body,
-      });
-      await res.arrayBuffer();
+      const status = await post(body);
       latencies.push(performance.now() - t);
       if (index >= bodies.length / 10) steadyLatencies.push(performance.now() - t);
-      if (res.status !== 200) failed++;
+      if (status !== 200) failed++;
     }
   }),
 );
 const seconds = (performance.now() - started) / 1000;
 const cpuSeconds = serverCpu() - cpuBefore;
+const mainCpuSeconds = serverMainCpu() - mainCpuBefore;
+const machineAfter = machineCpu();
+const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+const benchCpu = process.cpuUsage(benchCpuBefore);
+const benchMicros = (benchCpu.user + benchCpu.system) / total;
 clearInterval(rssTimer);
+agent.destroy();
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
 
@@ -173,9 +238,15 @@ const rate = total / seconds;
 const rawRate = stored.length / rawSeconds;
 console.log(
   `${total} events in batches of ${BATCH}, ${concurrency} requests in flight, 10k distinct ids; ` +
-    `${stored.length} rows stored, ${storedPersons} persons`,
+    `${stored.length} rows stored, ${storedPersons} persons; load generator: ${values.client}`,
 );
-console.log(`load average before ${loadBefore}, after ${loadavg()[0]?.toFixed(2)}\n`);
+console.log(`load average before ${loadBefore}, after ${loadavg()[0]?.toFixed(2)}`);
+// Whether the cores were the bound: the load generator shares them with the server.
+console.log(
+  `during the load: machine ${(machineBusy * 100).toFixed(0)}% busy (all cores), ` +
+    `load generator ${benchMicros.toFixed(1)} CPU µs/event, ` +
+    `server main thread ${((mainCpuSeconds / total) * 1e6).toFixed(1)} of its ${((cpuSeconds / total) * 1e6).toFixed(1)} CPU µs/event\n`,
+);
 console.log(`ratio vs the engine's own insert: ${(rate / rawRate).toFixed(2)} (goal ≥ 0.6)\n`);
 console.log(
   table([

@@ -134,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const sink = config.captureJournal
     ? await openJournalSink(await openCaptureJournal(config.captureJournalDir), options.events, {
         maxRows: config.ingestBatchRows,
-        maxDelayMs: config.ingestBatchDelayMs,
+        maxDelayMs: config.captureJournalInsertDelayMs,
         maxPendingRows: config.ingestMaxPendingRows,
         waitMs: config.captureJournalWaitMs,
         onError: (err, attempt) =>
