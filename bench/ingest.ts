@@ -7,9 +7,9 @@
  * runs another build (before/after comparisons in one sitting).
  */
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -91,7 +91,11 @@ for (let i = 0; i < total; i += BATCH) {
 const CLOCK_TICKS = 100;
 /** Machine-wide busy and total jiffies (every core), from /proc/stat. */
 function machineCpu(): { busy: number; total: number } {
-  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const total = fields.reduce((a, b) => a + b, 0);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   return { busy: total - idle, total };
