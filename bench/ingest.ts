@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +107,20 @@ function serverCpu(): number {
 function serverMainCpu(): number {
   return cpuOf(`/proc/${child.pid}/task/${child.pid}/stat`);
 }
+/** The server's CPU seconds so far by thread name (digits dropped: `ThreadPool12` → `ThreadPool`). */
+function serverThreads(): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+    try {
+      const comm = readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
+      const name = tid === String(child.pid) ? 'main thread' : comm.replace(/[0-9]+/g, '');
+      byName.set(name, (byName.get(name) ?? 0) + cpuOf(`/proc/${child.pid}/task/${tid}/stat`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}
 function cpuOf(path: string): number {
   const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
@@ -163,6 +177,7 @@ let failed = 0;
 const started = performance.now();
 const cpuBefore = serverCpu();
 const mainCpuBefore = serverMainCpu();
+const threadsBefore = serverThreads();
 const machineBefore = machineCpu();
 const benchCpuBefore = process.cpuUsage();
 await Promise.all(
@@ -181,6 +196,7 @@ await Promise.all(
 const seconds = (performance.now() - started) / 1000;
 const cpuSeconds = serverCpu() - cpuBefore;
 const mainCpuSeconds = serverMainCpu() - mainCpuBefore;
+const threadsAfter = serverThreads();
 const machineAfter = machineCpu();
 const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
 const benchCpu = process.cpuUsage(benchCpuBefore);
@@ -280,6 +296,14 @@ console.log(
       failed: 0,
     },
   ]),
+);
+// Threads that ended during the load are missing here (their CPU is in the process total).
+const threads = [...threadsAfter]
+  .map(([name, after]) => [name, ((after - (threadsBefore.get(name) ?? 0)) / total) * 1e6] as const)
+  .filter(([, micros]) => micros >= 0.05)
+  .sort((a, b) => b[1] - a[1]);
+console.log(
+  `\nserver CPU µs/event by thread: ${threads.map(([name, micros]) => `${name} ${micros.toFixed(1)}`).join(', ')}`,
 );
 const observeMicros = (observeSeconds / total) * 1e6;
 console.log(

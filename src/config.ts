@@ -37,6 +37,8 @@ export interface Config {
   captureJournalDir: string;
   /** The longest a query waits for this node's acknowledged events to be inserted (then a 503). */
   captureJournalWaitMs: number;
+  /** How long the journal's oldest row may wait for more before the writer inserts. */
+  captureJournalInsertDelayMs: number;
   /** Per capture request (docs/limits.md): bytes once decompressed, events, nesting depth. */
   captureMaxDecodedBytes: number;
   captureMaxEvents: number;

@@ -494,6 +494,34 @@ describe('normalizeEvent', () => {
     expect(clean.properties).toEqual({ a: 1 });
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
+
+  // A list up to 256 KiB is parsed at once, a larger one event by event: both give the same.
+  it.each([
+    ['parsed at once', 10],
+    ['parsed event by event', 3_000],
+  ])('a batch %s drops __proto__ and constructor keys and refuses a bad event', (_, events) => {
+    const event = (i: number) =>
+      `{"event":"e","distinct_id":"d${i}","properties":{"__proto__":{"x":1},"constructor":{"prototype":{"y":1}},"pad":"${'p'.repeat(80)}","i":${i}}}`;
+    const list = Array.from({ length: events }, (_, i) => event(i));
+    const decoded = decodeCapture(post(`{"api_key":"tok","batch":[${list.join(',')}]}`));
+    expect(decoded.events).toHaveLength(events);
+    decoded.events.forEach((e, i) => {
+      expect(e.properties).toEqual({ pad: 'p'.repeat(80), i });
+      expect(Object.getPrototypeOf(e.properties)).toBe(Object.prototype);
+    });
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(({} as Record<string, unknown>).y).toBeUndefined();
+
+    // A bad literal in the last event: the whole request is a 400, nothing of it decoded.
+    list[events - 1] = '{"event":"e","distinct_id":"d","properties":{"a":tru}}';
+    const error = errorOf(() => decodeCapture(post(`{"api_key":"tok","batch":[${list.join(',')}]}`)));
+    expect(error.status).toBe(400);
+    expect(error.detail).toMatch(/^Malformed request data: invalid JSON/);
+    // An event without a distinct id is named by its index either way.
+    list[events - 1] = '{"event":"e","properties":{}}';
+    const missing = errorOf(() => decodeCapture(post(`{"api_key":"tok","batch":[${list.join(',')}]}`)));
+    expect(missing.detail).toContain(`(event ${events - 1})`);
+  });
 });
 
 describe('gzip bodies inflated in line or on the thread pool', () => {

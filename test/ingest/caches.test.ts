@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PersonCache } from '../../src/domain/ingest/person-cache.js';
 import { RecentUuids } from '../../src/domain/ingest/recent-uuids.js';
@@ -44,5 +45,45 @@ describe('capture caches (two generations)', () => {
       true,
       true,
     ]);
+  });
+
+  it('recent uuids: uuids (the table) and other strings (a Set) follow the same generations, by project', () => {
+    const max = 64;
+    const recent = new RecentUuids(max);
+    // A model of the same rule: two generations of Sets, a new one once the current holds max / 2.
+    let current = new Set<string>();
+    let previous = new Set<string>();
+    const pool = Array.from({ length: 200 }, (_, i) =>
+      i % 10 === 0 ? `not-a-uuid-${i}` : i % 10 === 1 ? randomUUID().toUpperCase() : randomUUID(),
+    );
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    for (let step = 0; step < 5_000; step++) {
+      const team = 1 + (next() % 3);
+      const uuid = pool[next() % pool.length] as string;
+      const key = `${team}/${uuid}`;
+      expect(recent.has(team, uuid), `step ${step}`).toBe(current.has(key) || previous.has(key));
+      if (next() % 2 === 0) {
+        recent.remember(team, [uuid]);
+        if (current.size >= max / 2) {
+          previous = current;
+          current = new Set();
+        }
+        current.add(key);
+      }
+    }
+    // The same 128 bits for another project, or spelled differently, are not the same event.
+    const uuid = randomUUID();
+    recent.remember(1, [uuid]);
+    expect([recent.has(1, uuid), recent.has(2, uuid), recent.has(2 ** 32 + 1, uuid)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(recent.has(1, uuid.toUpperCase())).toBe(false);
+    expect(recent.has(1, `${uuid.slice(0, 35)}\u0130`)).toBe(false);
   });
 });
