@@ -221,20 +221,32 @@ const storedPersons = (
   await store.query<{ n: number }>('SELECT uniqExact(person_id) AS n FROM burrow.events')
 )[0]?.n;
 await store.close();
-const floor = await openEventsStore({ dataDir: server, database: 'burrow_floor' });
 const chunkRows = Number(process.env.INGEST_BATCH_ROWS ?? 20_000);
 const chunks: Buffer[] = [];
 for (let i = 0; i < stored.length; i += chunkRows)
   chunks.push(Buffer.from(stored.slice(i, i + chunkRows).join('')));
-// One row first: the first insert of a process pays the engine's warm-up.
-await floor.insertEncoded('events', Buffer.from(stored[0] ?? ''));
-const rawStart = performance.now();
-const rawCpuBefore = process.cpuUsage();
-for (const chunk of chunks) await floor.insertEncoded('events', chunk);
-const rawSeconds = (performance.now() - rawStart) / 1000;
-const rawCpu = process.cpuUsage(rawCpuBefore);
-const rawCpuSeconds = (rawCpu.user + rawCpu.system) / 1e6;
-await floor.close();
+// Three passes, each into a fresh database, and the median pass is the floor: one pass moved by
+// ±10% from run to run on this machine, as much as the capture figure it divides.
+const FLOOR_PASSES = 3;
+const passes: Array<{ seconds: number; cpuSeconds: number }> = [];
+for (let pass = 0; pass < FLOOR_PASSES; pass++) {
+  const floor = await openEventsStore({ dataDir: server, database: `burrow_floor_${pass}` });
+  // One row first: the first insert of a process pays the engine's warm-up.
+  await floor.insertEncoded('events', Buffer.from(stored[0] ?? ''));
+  const rawStart = performance.now();
+  const rawCpuBefore = process.cpuUsage();
+  for (const chunk of chunks) await floor.insertEncoded('events', chunk);
+  const seconds = (performance.now() - rawStart) / 1000;
+  const rawCpu = process.cpuUsage(rawCpuBefore);
+  passes.push({ seconds, cpuSeconds: (rawCpu.user + rawCpu.system) / 1e6 });
+  await floor.close();
+}
+passes.sort((a, b) => a.seconds - b.seconds);
+const { seconds: rawSeconds, cpuSeconds: rawCpuSeconds } = passes[Math.floor(FLOOR_PASSES / 2)] as {
+  seconds: number;
+  cpuSeconds: number;
+};
+const floorRates = passes.map((p) => Math.round(stored.length / p.seconds));
 rmSync(server, { recursive: true, force: true });
 
 // Definitions collected at ingestion: the capture path calls `observe` once per request (the
@@ -284,7 +296,7 @@ console.log(
       failed,
     },
     {
-      path: `engine floor: INSERT … FORMAT JSONEachRow of the stored rows (${chunkRows} per insert)`,
+      path: `engine floor: INSERT … FORMAT JSONEachRow of the stored rows (${chunkRows} per insert; median of ${floorRates.join(', ')} rows/s)`,
       'events/s': Math.round(rawRate),
       'p50 ms': '',
       'p99 ms': '',
