@@ -186,10 +186,24 @@ function envelopeFields(bytes: Buffer, root: Container, maxBytes: number) {
   return { values, batch: root.values[at] as Span };
 }
 
-/** `__proto__` keys are dropped (not refused: SDK properties are user data, not our objects). */
+/**
+ * `__proto__` keys are dropped (not refused: SDK properties are user data, not our objects). Text
+ * that holds neither name nor any `\u` escape (with which a key could spell them) cannot have
+ * such a key, so it goes to `JSON.parse` directly: secure-json-parse's two regular expressions
+ * over every body cost more than these three searches (BENCHMARKS.md, "Capture CPU").
+ */
 function parseJson(bytes: Buffer, span: Span): unknown {
+  const text = bytes.toString('utf8', span.start, span.end);
   try {
-    return secureJson.parse(bytes.toString('utf8', span.start, span.end), undefined, {
+    if (
+      text.indexOf('\\u') === -1 &&
+      text.indexOf('__proto__') === -1 &&
+      text.indexOf('constructor') === -1 &&
+      text.charCodeAt(0) !== 0xfeff
+    ) {
+      return JSON.parse(text);
+    }
+    return secureJson.parse(text, undefined, {
       protoAction: 'remove',
       constructorAction: 'remove',
     });

@@ -9,7 +9,7 @@ import { decodeCapture, decodeCaptureAsync } from '../../src/capture/decode.js';
 import { normalizeEvent, parseTime } from '../../src/capture/normalize.js';
 import { INLINE_MAX_INPUT, INLINE_MAX_OUTPUT } from '../../src/capture/steps.js';
 import type { DecodeInput, RawEvent } from '../../src/capture/types.js';
-import { uuidv7, validUuid } from '../../src/capture/uuid.js';
+import { isLowerUuid, uuidv7, validUuid } from '../../src/capture/uuid.js';
 import { ApiError } from '../../src/errors.js';
 
 interface Recorded {
@@ -493,6 +493,16 @@ describe('normalizeEvent', () => {
     const clean = normalizeEvent(decoded.events[0]!, { now });
     expect(clean.properties).toEqual({ a: 1 });
     expect(({} as Record<string, unknown>).x).toBeUndefined();
+    // Spelled with escapes, in a batch and alone; a value that merely mentions the names is kept.
+    const escaped =
+      '{"event":"e","distinct_id":"d","properties":{"\\u005f_proto__":{"x":1},"\\u0063onstructor":{"prototype":{"y":1}},"a":"__proto__ constructor"}}';
+    for (const body of [escaped, `{"api_key":"tok","batch":[${escaped},${escaped}]}`]) {
+      for (const e of decodeCapture(post(body)).events) {
+        expect(e.properties).toEqual({ a: '__proto__ constructor' });
+        expect(Object.getPrototypeOf(e.properties)).toBe(Object.prototype);
+      }
+    }
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 
   // A list up to 256 KiB is parsed at once, a larger one event by event: both give the same.
@@ -568,5 +578,36 @@ describe('gzip bodies inflated in line or on the thread pool', () => {
     await expect(
       decodeCaptureAsync({ method: 'POST', contentEncoding: 'gzip', query: {}, body: corrupt }),
     ).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+describe('uuids', () => {
+  it('keeps hyphenated uuids lower-cased and nothing else, as the regular expression it replaced', () => {
+    const reference = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const good = '0190a3c2-7f1e-7a2b-9c3d-4e5f60718293';
+    const inputs = [
+      good,
+      good.toUpperCase(),
+      'AbCdEf01-2345-6789-abcd-ef0123456789',
+      '00000000-0000-0000-0000-000000000000',
+      good.slice(0, 35),
+      `${good}0`,
+      good.replace(/-/g, ''),
+      `${good.slice(0, 8)}_${good.slice(9)}`,
+      `${good.slice(0, 7)}-${good.slice(8)}`,
+      `${good.slice(0, 35)}g`,
+      `${good.slice(0, 35)}\u0130`, // İ, whose lower case is two characters
+      `${good.slice(0, 35)}\uff10`, // a full-width digit
+      `${good.slice(0, 35)}\u0030`.replace('\u0030', '\u0660'), // an Arabic-Indic digit
+    ];
+    for (const input of inputs) {
+      const expected =
+        reference.test(input) && input.toLowerCase() !== '00000000-0000-0000-0000-000000000000'
+          ? input.toLowerCase()
+          : undefined;
+      expect(validUuid(input), input).toBe(expected);
+      expect(isLowerUuid(input), input).toBe(/^[0-9a-f-]+$/.test(input) && reference.test(input));
+    }
+    for (let i = 0; i < 100; i++) expect(isLowerUuid(uuidv7())).toBe(true);
   });
 });

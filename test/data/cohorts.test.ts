@@ -216,6 +216,13 @@ describe('cohorts', () => {
       query: `SELECT count() FROM persons WHERE id IN COHORT ${fixed}`,
     });
     expect(members.results).toEqual([[2]]);
+    // Nothing was calculated for it, and nothing reported as failed (the console shows failures).
+    const deadline = Date.now() + 1_000;
+    while (Date.now() < deadline) {
+      const c = (await h.request('GET', `/api/projects/${project}/cohorts/${fixed}/`)).json() as Cohort;
+      expect([c.errors_calculating, c.is_calculating]).toEqual([0, false]);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
 
   it('refuses bad criteria, soft deletes, and keeps other projects out', async () => {

@@ -80,7 +80,8 @@ export async function createCohort(
     createdAt: deps.now().toISOString(),
   });
   forgetTypedContext(deps, access.team.id);
-  onChanged(access.team.id, id);
+  // A static cohort has nothing to calculate: asking would only record a failed calculation.
+  if (!isStatic) onChanged(access.team.id, id);
   return (await findCohort(deps.meta, access.team.id, id)) as CohortRecord;
 }
 
