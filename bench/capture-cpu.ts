@@ -19,6 +19,7 @@ import { RecentUuids } from '../src/domain/ingest/recent-uuids.js';
 import { type CaptureEvent, chTime, eventLine } from '../src/domain/ingest/rows.js';
 import { joinInSlices, mapInSlices } from '../src/domain/slices.js';
 import { table } from './lib.js';
+import { sdkEvent } from './sdk-events.js';
 
 const { values } = parseArgs({
   options: { bodies: { type: 'string', default: '500' }, rounds: { type: 'string', default: '5' } },
@@ -26,29 +27,11 @@ const { values } = parseArgs({
 const BODIES = Number(values.bodies);
 const ROUNDS = Number(values.rounds);
 const BATCH = 100;
-const NAMES = Array.from({ length: 50 }, (_, i) => (i === 0 ? '$pageview' : `event ${i}`));
-const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
-// The same event shape as bench/ingest.ts.
-const event = (i: number) => ({
-  event: NAMES[i % NAMES.length],
-  distinct_id: `user-${(i * 7919) % 10_000}`,
-  uuid: randomUUID(),
-  timestamp: new Date(Date.now() - (i % 86_400) * 1000).toISOString(),
-  properties: {
-    $lib: 'posthog-node',
-    $lib_version: '5.70.0',
-    $browser: BROWSERS[i % BROWSERS.length],
-    $current_url: `https://shop.test/products/${i % 500}`,
-    $session_id: `s-${Math.floor(i / 20)}`,
-    plan: i % 3 === 0 ? 'pro' : 'free',
-    amount: i % 100,
-  },
-});
 const bodies = Array.from({ length: BODIES }, (_, b) =>
   gzipSync(
     JSON.stringify({
       api_key: 'phc_bench',
-      batch: Array.from({ length: BATCH }, (_, i) => event(b * BATCH + i)),
+      batch: Array.from({ length: BATCH }, (_, i) => sdkEvent(b * BATCH + i)),
       sent_at: new Date().toISOString(),
     }),
   ),

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { table } from './lib.js';
+import { untilReady } from './sdk-events.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,12 +45,7 @@ async function run(delayMs: number) {
     stdio: 'inherit',
   });
   const pid = child.pid as number;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/_readyz`)).ok) break;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await untilReady(port);
   const token = JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8')).project_api_key as string;
   // Settle after start (migrations, the first insert's warm-up) before measuring.
   await new Promise((r) => setTimeout(r, 2000));

@@ -7,7 +7,6 @@
  * runs another build (before/after comparisons in one sitting).
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,6 +17,7 @@ import { createDefinitionsCollector } from '../src/domain/definitions/collector.
 import { openEventsStore } from '../src/store/events/store.js';
 import { openMetaStore } from '../src/store/meta/db.js';
 import { median, table } from './lib.js';
+import { sdkEvent, untilReady } from './sdk-events.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -35,29 +35,8 @@ if (values.client !== 'http' && values.client !== 'fetch') throw new Error('--cl
 const total = Number(values.events);
 const concurrency = Number(values.concurrency);
 const BATCH = 100;
-const NAMES = Array.from({ length: 50 }, (_, i) => (i === 0 ? '$pageview' : `event ${i}`));
-const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
-
-function event(i: number) {
-  return {
-    event: NAMES[i % NAMES.length],
-    distinct_id: `user-${(i * 7919) % 10_000}`,
-    uuid: randomUUID(),
-    timestamp: new Date(Date.now() - (i % 86_400) * 1000).toISOString(),
-    properties: {
-      $lib: 'posthog-node',
-      $lib_version: '5.70.0',
-      $browser: BROWSERS[i % BROWSERS.length],
-      $current_url: `https://shop.test/products/${i % 500}`,
-      $session_id: `s-${Math.floor(i / 20)}`,
-      plan: i % 3 === 0 ? 'pro' : 'free',
-      amount: i % 100,
-    },
-  };
-}
-
 const loadBefore = loadavg()[0]?.toFixed(2);
-const samples = Array.from({ length: total }, (_, i) => event(i));
+const samples = Array.from({ length: total }, (_, i) => sdkEvent(i));
 const server = mkdtempSync(join(tmpdir(), 'burrow-bench-ingest-'));
 const port = 18_000 + Math.floor(Math.random() * 1000);
 const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
@@ -67,12 +46,7 @@ const child = spawn(process.execPath, [...nodeArgs, serverScript], {
   env: { ...process.env, BURROW_DATA_DIR: server, PORT: String(port), LOG_LEVEL: 'warn' },
   stdio: 'inherit',
 });
-for (;;) {
-  try {
-    if ((await fetch(`http://127.0.0.1:${port}/_readyz`)).ok) break;
-  } catch {}
-  await new Promise((r) => setTimeout(r, 50));
-}
+await untilReady(port);
 const token = JSON.parse(readFileSync(join(server, 'bootstrap.json'), 'utf8')).project_api_key as string;
 const bodies: Buffer[] = [];
 for (let i = 0; i < total; i += BATCH) {
