@@ -312,4 +312,33 @@ describe('events schema (chDB)', () => {
       expect(plan.map((r) => r.explain.trim()).join('\n')).toMatch(/PrimaryKey\s+Keys:\s+team_id/);
     });
   });
+  // Session 6 wrote that on chDB `uuid IN {p:Array(UUID)}` matched nothing, so the capture journal
+  // compares strings; person deletes and the persons export source bind Array(UUID). Settled here.
+  it('a bound Array(UUID) parameter matches UUID columns, as the string comparison does', async () => {
+    await withStore('uuid_params', async (store) => {
+      const uuids = [1, 2, 3].map((i) => `0190b6a4-2222-7000-8000-00000000000${i}`);
+      await insertEvents(
+        store,
+        uuids.map((uuid, i) => event({ uuid, person_id: i === 1 ? P2 : P1, distinct_id: `d${i}` })),
+      );
+      const count = async (sql: string, ids: string[]) =>
+        Number(
+          (
+            await store.query<{ n: string }>(
+              `SELECT count() AS n FROM ${store.table('events')} WHERE ${sql}`,
+              {
+                params: { ids },
+              },
+            )
+          )[0]?.n,
+        );
+      const picked = [uuids[0] as string, uuids[2] as string];
+      expect(await count('uuid IN {ids:Array(UUID)}', picked)).toBe(2);
+      expect(await count('toString(uuid) IN {ids:Array(String)}', picked)).toBe(2);
+      expect(await count('person_id IN {ids:Array(UUID)}', [P2])).toBe(1);
+      expect(await count('uuid IN {ids:Array(UUID)}', [])).toBe(0);
+      // Upper case parses as the same UUID; the string comparison would miss it.
+      expect(await count('uuid IN {ids:Array(UUID)}', [picked[0]?.toUpperCase() as string])).toBe(1);
+    });
+  });
 });

@@ -192,8 +192,8 @@ export async function openJournalSink(
       byTeam.set(k.team, list);
     }
     const present = new Set<string>();
-    // As strings: on chDB `uuid IN {p:Array(UUID)}` matched nothing (the parameter arrives as a
-    // cast of a string array).
+    // Compared as strings, exactly as `eventLine` wrote them. (This once said a bound Array(UUID)
+    // matched nothing on chDB; test/store/events-schema.test.ts shows that it does match.)
     for (const [team, uuids] of byTeam) {
       for (let i = 0; i < uuids.length; i += UUIDS_PER_QUERY) {
         const rows = await events.query<{ uuid: string }>(
