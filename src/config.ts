@@ -248,7 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
     captureJournalWaitMs: int(env, 'CAPTURE_JOURNAL_WAIT_MS', 30_000, 1, 3_600_000),
     // No client waits for it (the journal has answered; a reader on this node starts the insert at
     // once), so it can be long enough for large inserts: an insert into events costs the engine
-    // ~25 ms of CPU whatever its size (BENCHMARKS.md, "Issue 22: session 7"). Longer (500) gained
+    // ~25 ms of CPU whatever its size (BENCHMARKS.md, "Issue 22, session 7"). Longer (500) gained
     // little more and made this node's readers wait for larger inserts under capture load.
     captureJournalInsertDelayMs: int(env, 'CAPTURE_JOURNAL_INSERT_DELAY_MS', 200, 0, 60_000),
     captureMaxDecodedBytes: int(env, 'CAPTURE_MAX_DECODED_BYTES', 25 * MiB, 64 * 1024, 1024 * MiB),

@@ -10,7 +10,7 @@ for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
 /**
  * A lower-case hyphenated uuid, checked character by character: what every SDK event carries, so
  * it runs once per captured event, where the equivalent regular expression took ~2% of the
- * capture path's main thread (BENCHMARKS.md, "Capture CPU").
+ * capture path's main thread (BENCHMARKS.md, "Issue 22, session 7").
  */
 export function isLowerUuid(value: string): boolean {
   if (value.length !== 36) return false;
