@@ -97,16 +97,24 @@ const points = trend.results[0]?.days.length ?? 0;
 const consoleDraw: number[] = [];
 await page.goto(`${base}/insights`);
 await page.locator('.chart canvas').first().waitFor({ timeout: 30_000 });
-for (let i = 0; i < runs; i++) {
+const breakdown = page.getByLabel('Breakdown by event property');
+/** Sets the breakdown and waits for the chart drawn from its answer. */
+async function drawWith(value: string): Promise<number> {
   await page.evaluate(() => performance.clearMeasures('burrow:chart-draw'));
-  await page.getByLabel('Breakdown by event property').fill(i % 2 ? '$browser' : ' $browser');
-  await page.getByLabel('Breakdown by event property').press('Tab');
-  await page.getByLabel('Date range').selectOption('-90d');
+  await breakdown.fill(value);
+  await breakdown.press('Tab');
   await page.waitForFunction(() => performance.getEntriesByName('burrow:chart-draw').length > 0, null, {
     timeout: 30_000,
   });
-  const ms = await page.evaluate(() => performance.getEntriesByName('burrow:chart-draw').at(-1)!.duration);
-  consoleDraw.push(ms);
+  return page.evaluate(() => performance.getEntriesByName('burrow:chart-draw').at(-1)!.duration);
+}
+await page.getByLabel('Date range').selectOption('-90d');
+for (let i = 0; i < runs; i++) {
+  // Insights queries again only when the form's query changes (an unchanged or merely re-spaced
+  // breakdown draws nothing), so each run goes through no breakdown first; only the second draw,
+  // of the same data every time, is timed.
+  await drawWith('');
+  consoleDraw.push(await drawWith('$browser'));
 }
 
 // Raw uPlot on a blank page of the same origin, same data, same size.
