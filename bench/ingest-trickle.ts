@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { table } from './lib.js';
-import { untilReady } from './sdk-events.js';
+import { procCpuSeconds, untilReady } from './sdk-events.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,12 +24,6 @@ const { values } = parseArgs({
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 const ROOT = join(import.meta.dirname, '..');
-const CLOCK_TICKS = 100;
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
 
 async function run(delayMs: number) {
   const dir = mkdtempSync(join(tmpdir(), 'burrow-bench-trickle-'));
@@ -49,7 +43,7 @@ async function run(delayMs: number) {
   const token = JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8')).project_api_key as string;
   // Settle after start (migrations, the first insert's warm-up) before measuring.
   await new Promise((r) => setTimeout(r, 2000));
-  const before = cpuSeconds(pid);
+  const before = procCpuSeconds(`/proc/${pid}/stat`);
   const started = performance.now();
   let sent = 0;
   while (performance.now() - started < SECONDS * 1000) {
@@ -69,7 +63,7 @@ async function run(delayMs: number) {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
   const seconds = (performance.now() - started) / 1000;
-  const used = cpuSeconds(pid) - before;
+  const used = procCpuSeconds(`/proc/${pid}/stat`) - before;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   rmSync(dir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { createDefinitionsCollector } from '../src/domain/definitions/collector.
 import { openEventsStore } from '../src/store/events/store.js';
 import { openMetaStore } from '../src/store/meta/db.js';
 import { median, table } from './lib.js';
-import { sdkEvent, untilReady } from './sdk-events.js';
+import { procCpuSeconds, sdkEvent, untilReady } from './sdk-events.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -61,8 +61,6 @@ for (let i = 0; i < total; i += BATCH) {
   );
 }
 
-/** CPU seconds (user + system, every thread) the server process has used so far. */
-const CLOCK_TICKS = 100;
 /** Machine-wide busy and total jiffies (every core), from /proc/stat. */
 function machineCpu(): { busy: number; total: number } {
   const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
@@ -74,12 +72,13 @@ function machineCpu(): { busy: number; total: number } {
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   return { busy: total - idle, total };
 }
+/** CPU seconds (user + system, every thread) the server process has used so far. */
 function serverCpu(): number {
-  return cpuOf(`/proc/${child.pid}/stat`);
+  return procCpuSeconds(`/proc/${child.pid}/stat`);
 }
 /** The server's main thread alone (JavaScript, and the engine calls made on it). */
 function serverMainCpu(): number {
-  return cpuOf(`/proc/${child.pid}/task/${child.pid}/stat`);
+  return procCpuSeconds(`/proc/${child.pid}/task/${child.pid}/stat`);
 }
 /** The server's CPU seconds so far by thread name (digits dropped: `ThreadPool12` → `ThreadPool`). */
 function serverThreads(): Map<string, number> {
@@ -88,18 +87,13 @@ function serverThreads(): Map<string, number> {
     try {
       const comm = readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
       const name = tid === String(child.pid) ? 'main thread' : comm.replace(/[0-9]+/g, '');
-      byName.set(name, (byName.get(name) ?? 0) + cpuOf(`/proc/${child.pid}/task/${tid}/stat`));
+      byName.set(name, (byName.get(name) ?? 0) + procCpuSeconds(`/proc/${child.pid}/task/${tid}/stat`));
     } catch {
       // The thread ended between the listing and the read.
     }
   }
   return byName;
 }
-function cpuOf(path: string): number {
-  const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
 let peakRss = 0;
 const rssTimer = setInterval(() => {
   const m = readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 const NAMES = Array.from({ length: 50 }, (_, i) => (i === 0 ? '$pageview' : `event ${i}`));
 const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
@@ -33,4 +34,11 @@ export async function untilReady(port: number): Promise<void> {
     } catch {}
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** CPU seconds (user + system) from a `/proc/<pid>[/task/<tid>]/stat` file: a process or one thread. */
+export function procCpuSeconds(statPath: string): number {
+  const fields = readFileSync(statPath, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, in clock ticks of 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }

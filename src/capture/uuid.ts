@@ -3,9 +3,12 @@ import { randomBytes } from 'node:crypto';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NIL = '00000000-0000-0000-0000-000000000000';
 
-/** 1 for a lower-case hex digit's character code, by code (0–127). */
-const LOWER_HEX = new Uint8Array(128);
-for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
+/**
+ * A lower-case hex digit's value by UTF-16 code unit, -1 for every other one: shared by the uuid
+ * check here and the recent-uuid tables (domain/ingest/recent-uuids.ts), which read the digits.
+ */
+export const LOWER_HEX = new Int8Array(65_536).fill(-1);
+for (let i = 0; i < 16; i++) LOWER_HEX['0123456789abcdef'.charCodeAt(i)] = i;
 
 /**
  * A lower-case hyphenated uuid, checked character by character: what every SDK event carries, so
@@ -18,7 +21,7 @@ export function isLowerUuid(value: string): boolean {
     const c = value.charCodeAt(i);
     if (i === 8 || i === 13 || i === 18 || i === 23) {
       if (c !== 45 /* - */) return false;
-    } else if (c > 127 || LOWER_HEX[c] === 0) {
+    } else if ((LOWER_HEX[c] as number) < 0) {
       return false;
     }
   }

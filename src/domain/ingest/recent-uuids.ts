@@ -1,3 +1,5 @@
+import { LOWER_HEX } from '../../capture/uuid.js';
+
 /**
  * Event uuids this node wrote recently, per project. A retried request (an SDK resending after a
  * timeout or a 5xx) is dropped before person work and before the insert, so views fed by inserts
@@ -55,21 +57,16 @@ const TWO_32 = 2 ** 32;
 /** The last `parseUuid` result: the 128 bits as four unsigned 32-bit words. */
 const parsed = new Uint32Array(4);
 
-/** Hex digit values by UTF-16 code unit (lower case only), -1 for every other one. */
-const HEX = new Int8Array(65_536).fill(-1);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) HEX[97 + i] = 10 + i;
-
 /** Eight hex digits of `uuid` at these offsets as one word, or -1. */
 function word(uuid: string, o0: number, o1: number): number {
   let w = 0;
   for (let k = 0; k < 4; k++) {
-    const v = HEX[uuid.charCodeAt(o0 + k)] as number;
+    const v = LOWER_HEX[uuid.charCodeAt(o0 + k)] as number;
     if (v < 0) return -1;
     w = (w << 4) | v;
   }
   for (let k = 0; k < 4; k++) {
-    const v = HEX[uuid.charCodeAt(o1 + k)] as number;
+    const v = LOWER_HEX[uuid.charCodeAt(o1 + k)] as number;
     if (v < 0) return -1;
     w = (w << 4) | v;
   }
