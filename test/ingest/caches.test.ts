@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { enrichFromCache, personPropertiesJson } from '../../src/domain/ingest/cached-persons.js';
 import { PersonCache } from '../../src/domain/ingest/person-cache.js';
+import { applyPersonUpdates } from '../../src/domain/ingest/person-updates.js';
 import { RecentUuids } from '../../src/domain/ingest/recent-uuids.js';
 import type { PersonRecord } from '../../src/store/meta/persons.js';
 
@@ -14,6 +16,34 @@ const person = (id: string): PersonRecord => ({
 });
 
 describe('capture caches (two generations)', () => {
+  it("a cached person's properties text follows every change: in place with a new version, or a new object", () => {
+    const p = person('P');
+    p.properties = { plan: 'free', $initial_browser: 'Chrome' };
+    const first = personPropertiesJson(p);
+    expect(first).toBe(JSON.stringify(p.properties));
+    expect(personPropertiesJson(p)).toBe(first); // the memo, not a new string
+    // As persons.ts changes a person: the properties in place, then the version.
+    expect(applyPersonUpdates(p.properties, { $set: { plan: 'pro' } })).toBe(true);
+    p.version += 1;
+    expect(JSON.parse(personPropertiesJson(p))).toEqual({ plan: 'pro', $initial_browser: 'Chrome' });
+    // A merge replaces the object (same version here, to show the object alone is enough).
+    p.properties = { ...p.properties, email: 'a@b.test' };
+    expect(JSON.parse(personPropertiesJson(p))).toEqual({
+      plan: 'pro',
+      $initial_browser: 'Chrome',
+      email: 'a@b.test',
+    });
+
+    // enrichFromCache hands eventLine the same text, taken when the request is enriched.
+    const cache = new PersonCache();
+    cache.set(1, 'd1', p);
+    const [enriched] =
+      enrichFromCache(cache, 1, [
+        { event: 'e', distinctId: 'd1', properties: {}, timestamp: '2026-11-01T00:00:00.000Z' },
+      ]) ?? [];
+    expect(enriched?.personPropertiesJson).toBe(JSON.stringify(p.properties));
+  });
+
   it('person cache: keeps between max/2 and max entries, a hit in the old generation survives', () => {
     const cache = new PersonCache(4); // generations of 2
     cache.set(1, 'a', person('A'));

@@ -1,3 +1,4 @@
+import type { PersonRecord } from '../../store/meta/persons.js';
 import type { PersonCache } from './person-cache.js';
 import { wouldUpdatePerson } from './person-updates.js';
 import type { EventForPersons, PersonEnrichment } from './persons.js';
@@ -5,6 +6,25 @@ import { NO_GROUPS } from './rows.js';
 
 /** Events that change who is who; they always go through the metadata transaction. */
 const IDENTITY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+
+/**
+ * Each cached person's properties as JSON text, made once per version instead of once per event:
+ * a person's properties are the same for every event it sends until a `$set` changes them, and a
+ * posthog-js person carries dozens of keys (`$initial_*`, browser, OS). Valid while the record
+ * keeps the same version and the same properties object: every change to a person either replaces
+ * the object or bumps the version in the same synchronous step (`applyPersonUpdates` then
+ * `version += 1` in persons.ts), and a rolled-back change leaves the bumped record out of the
+ * cache. Keyed weakly by the record, so it goes with it.
+ */
+const propertiesText = new WeakMap<PersonRecord, { version: number; of: object; text: string }>();
+
+export function personPropertiesJson(person: PersonRecord): string {
+  const memo = propertiesText.get(person);
+  if (memo && memo.version === person.version && memo.of === person.properties) return memo.text;
+  const text = JSON.stringify(person.properties);
+  propertiesText.set(person, { version: person.version, of: person.properties, text });
+  return text;
+}
 
 /**
  * Person columns for a whole request from the cache alone, or undefined when any event needs the
@@ -39,6 +59,7 @@ export function enrichFromCache(
       personId: person.id,
       // The live object, not a copy: the caller encodes each row before anything can change it.
       personProperties: person.properties,
+      personPropertiesJson: personPropertiesJson(person),
       personCreatedAt: person.createdAt,
       groups,
     });

@@ -44,6 +44,8 @@ export interface EventForPersons {
 export interface PersonEnrichment {
   personId: string;
   personProperties: Record<string, unknown>;
+  /** `personProperties` as JSON text, when the cache already has it (cached-persons.ts). */
+  personPropertiesJson?: string;
   personCreatedAt: string;
   groups: [string, string, string, string, string];
 }

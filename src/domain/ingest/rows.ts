@@ -28,7 +28,8 @@ const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v ==
 
 /**
  * An event's `events` row, encoded as one JSONEachRow line at once (before the request's next
- * await, so `p.personProperties` may be the live person object). `properties` and
+ * await, so `p.personProperties` may be the live person object; from the cache it comes as
+ * `p.personPropertiesJson`, text taken once per person version). `properties` and
  * `person_properties` go in as JSON objects, which the engine stores in their String columns as
  * their exact text (`input_format_json_read_objects_as_strings`, set on every encoded insert):
  * the same text as `JSON.stringify` of them, without escaping it a second time as a string.
@@ -43,7 +44,7 @@ export function eventLine(teamId: number, e: CaptureEvent, p: PersonEnrichment, 
     `{"uuid":"${e.uuid}","event":${JSON.stringify(e.event)},"properties":${JSON.stringify(props)}` +
     `,"timestamp":"${chTime(e.timestamp)}","team_id":${teamId},"distinct_id":${JSON.stringify(e.distinctId)}` +
     `,"created_at":"${now}","inserted_at":"${now}","person_id":"${p.personId}"` +
-    `,"person_properties":${JSON.stringify(p.personProperties)}` +
+    `,"person_properties":${p.personPropertiesJson ?? JSON.stringify(p.personProperties)}` +
     `,"person_created_at":"${chTime(p.personCreatedAt).slice(0, 23)}"`;
   // Spelled out, not a list of pairs: the list was nine allocations per event.
   const elements = str(props.$elements_chain);
