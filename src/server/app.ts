@@ -135,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ? await openJournalSink(await openCaptureJournal(config.captureJournalDir), options.events, {
         maxRows: config.ingestBatchRows,
         maxDelayMs: config.captureJournalInsertDelayMs,
+        idleDelayMs: config.captureJournalIdleInsertDelayMs,
         maxPendingRows: config.ingestMaxPendingRows,
         waitMs: config.captureJournalWaitMs,
         onError: (err, attempt) =>

@@ -192,6 +192,39 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
     await sink.close();
   });
 
+  it('while nobody reads the writer waits its idle delay; a read switches it to the short one', async () => {
+    const sink = await openJournalSink(await openCaptureJournal(dir()), store, {
+      ...options,
+      maxDelayMs: 50,
+      idleDelayMs: 60_000,
+    });
+    const session = `s-${randomUUID()}`;
+    const first = writeSet(5, session);
+    await sink.add(first.set, 5, TEAM);
+    // No read yet: the rows wait for the idle delay (a minute here), not the short one.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sink.pendingRows()).toBe(5);
+    expect((await perUuid(first.uuids)).size).toBe(0);
+    // A read of another project waits for nothing, but says this node has readers: the rows
+    // already waiting go by the short delay from now on, and so do later ones.
+    expect(sink.barrier(undefined, TEAM + 1)).toBeUndefined();
+    const inserted = async (uuids: string[]) => {
+      const deadline = performance.now() + 10_000;
+      while ((await perUuid(uuids)).size < uuids.length) {
+        if (performance.now() > deadline) throw new Error('not inserted within 10 s');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    await inserted(first.uuids);
+    const second = writeSet(5, session);
+    await sink.add(second.set, 5, TEAM);
+    await inserted(second.uuids);
+    // The writer's own count follows its checkpoint, a moment after the rows are readable.
+    await sink.barrier();
+    expect(sink.pendingRows()).toBe(0);
+    await sink.close();
+  });
+
   it("a project's reads wait for its own rows only; reads naming no project wait for all", async () => {
     const sink = await openJournalSink(await openCaptureJournal(dir()), store, options);
     const session = `s-${randomUUID()}`;

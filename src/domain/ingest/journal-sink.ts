@@ -19,6 +19,12 @@ export interface JournalSinkOptions {
   maxRows: number;
   /** How long the first waiting row may wait for more before they are inserted. */
   maxDelayMs: number;
+  /**
+   * The same wait while nobody on this node reads (no read in the last `READ_RECENT_MS`): no
+   * reader waits for those rows, and the engine pays a fixed cost per insert, so larger inserts
+   * leave more of the machine to capture. Never below `maxDelayMs`; default `maxDelayMs`.
+   */
+  idleDelayMs?: number;
   /** Refuse new work (503) while more rows than this are in the journal, not yet inserted. */
   maxPendingRows: number;
   /** The longest a query waits for acknowledged rows to be inserted before it fails (503). */
@@ -57,6 +63,9 @@ export const ingestionBehind = (waitMs: number) =>
     { 'Retry-After': '5' },
   );
 
+/** A read within this long makes the writer use its short delay (`maxDelayMs`). */
+export const READ_RECENT_MS = 10_000;
+
 /** The next query the writer sends for one team's uuids (a parameter list, not SQL text). */
 const UUIDS_PER_QUERY = 10_000;
 
@@ -76,7 +85,8 @@ export type JournalSink = IngestSink & {
  * node-local journal, grouped with every request that arrived while the previous fsync ran (one
  * write and one fdatasync per group), and the request is answered once they are durable there. A
  * single background writer inserts from memory into the engine, as many rows per insert as have
- * waited (up to `maxRows`, or once the oldest has waited `maxDelayMs`), so inserts are large
+ * waited (up to `maxRows`, or once the oldest has waited `maxDelayMs`, `idleDelayMs` while this
+ * node has no readers), so inserts are large
  * whatever the number of clients: an insert into `events` costs the engine about 25 ms whatever
  * its size (BENCHMARKS.md, "Issue 22").
  *
@@ -115,6 +125,10 @@ export async function openJournalSink(
   let idle: { promise: Promise<void>; resolve(): void; reject(e: unknown): void } | undefined;
   /** Inserting records found at open: any of them may already be in. */
   let replaying = true;
+  /** When a read last asked for this node's rows (`barrier`). */
+  let lastRead = Number.NEGATIVE_INFINITY;
+  const idleDelayMs = Math.max(options.maxDelayMs, options.idleDelayMs ?? options.maxDelayMs);
+  const delayMs = (now: number) => (now - lastRead < READ_RECENT_MS ? options.maxDelayMs : idleDelayMs);
 
   function settleIdle(): void {
     if (queue.length > 0 || inserting || appending) return;
@@ -166,8 +180,10 @@ export async function openJournalSink(
   function wake(): void {
     if (inserting || queue.length === 0) return;
     const first = queue[0] as Queued;
-    const waited = performance.now() - first.at;
-    if (closing || waiters.length > 0 || queuedRows >= options.maxRows || waited >= options.maxDelayMs) {
+    const now = performance.now();
+    const waited = now - first.at;
+    const delay = delayMs(now);
+    if (closing || waiters.length > 0 || queuedRows >= options.maxRows || waited >= delay) {
       if (timer) clearTimeout(timer);
       timer = undefined;
       void insertNext();
@@ -177,7 +193,7 @@ export async function openJournalSink(
           timer = undefined;
           wake();
         },
-        Math.max(0, options.maxDelayMs - waited),
+        Math.max(0, delay - waited),
       );
     }
   }
@@ -337,6 +353,14 @@ export async function openJournalSink(
     },
     pendingRows: () => pendingRows,
     barrier(signal, teamId) {
+      const idle = delayMs(performance.now()) !== options.maxDelayMs;
+      lastRead = performance.now();
+      // A reader is here: rows already waiting on the idle delay go by the short one from now.
+      if (idle && timer) {
+        clearTimeout(timer);
+        timer = undefined;
+        wake();
+      }
       // Replayed records have no project: until they are in, every read waits for everything.
       const target = teamId === undefined || replaying ? durable : (teamDurable.get(teamId) ?? 0);
       if (inserted >= target) return undefined;
