@@ -150,13 +150,21 @@ function post(body: Buffer): Promise<number> {
     req.end(body);
   });
 }
-/** Sends every body with `concurrency` requests in flight; `each` sees each answer. */
-async function send(list: Buffer[], each: (index: number, status: number, ms: number) => void) {
+/**
+ * Sends every body with `concurrency` requests in flight; `sent` sees each request go out,
+ * `each` each answer.
+ */
+async function send(
+  list: Buffer[],
+  each: (index: number, status: number, ms: number) => void,
+  sent: (index: number) => void = () => {},
+) {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < list.length) {
         const index = next++;
+        sent(index);
         const t = performance.now();
         const status = await post(list[index] as Buffer);
         each(index, status, performance.now() - t);
@@ -169,13 +177,14 @@ await send(warmBodies, (_i, status) => {
   if (status !== 200) warmFailed++;
 });
 if (warmFailed > 0) throw new Error(`${warmFailed} warm-up requests failed`);
-// The warm-up's rows reach the engine (the journal's writer waits up to 200 ms) before the clock.
-await new Promise((r) => setTimeout(r, 1000));
+// The warm-up's rows reach the engine before the clock: nobody reads, so the journal's writer
+// waits its idle delay (CAPTURE_JOURNAL_IDLE_INSERT_DELAY_MS, 1 s) before inserting them.
+await new Promise((r) => setTimeout(r, 2000));
 const latencies: number[] = [];
 // Requests sent after the first tenth of the bodies: past the burst that creates the 10k persons,
 // whose waits for person writes dominate the whole run's tail at high concurrency.
 const steadyLatencies: number[] = [];
-let next = 0;
+const tenth = Math.ceil(bodies.length / 10);
 let failed = 0;
 /** When the first request after the first tenth was sent: the steady state's clock starts. */
 let steadyStarted = 0;
@@ -185,23 +194,20 @@ const mainCpuBefore = serverMainCpu();
 const threadsBefore = serverThreads();
 const machineBefore = machineCpu();
 const benchCpuBefore = process.cpuUsage();
-await Promise.all(
-  Array.from({ length: concurrency }, async () => {
-    while (next < bodies.length) {
-      const index = next++;
-      if (index === Math.ceil(bodies.length / 10)) steadyStarted = performance.now();
-      const body = bodies[index] as Buffer;
-      const t = performance.now();
-      const status = await post(body);
-      latencies.push(performance.now() - t);
-      if (index >= bodies.length / 10) steadyLatencies.push(performance.now() - t);
-      if (status !== 200) failed++;
-    }
-  }),
+await send(
+  bodies,
+  (index, status, ms) => {
+    latencies.push(ms);
+    if (index >= tenth) steadyLatencies.push(ms);
+    if (status !== 200) failed++;
+  },
+  (index) => {
+    if (index === tenth) steadyStarted = performance.now();
+  },
 );
 const ended = performance.now();
 const seconds = (ended - started) / 1000;
-const steadyEvents = (bodies.length - Math.ceil(bodies.length / 10)) * BATCH;
+const steadyEvents = (bodies.length - tenth) * BATCH;
 const steadyRate = steadyEvents / ((ended - steadyStarted) / 1000);
 const cpuSeconds = serverCpu() - cpuBefore;
 const mainCpuSeconds = serverMainCpu() - mainCpuBefore;
