@@ -8,10 +8,10 @@ const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
  * The capture benches' event number `i`, as posthog-node sends it: 50 event names, 10k distinct
  * ids, a new uuid, a timestamp within the last day and seven properties.
  */
-export function sdkEvent(i: number) {
+export function sdkEvent(i: number, persons = 10_000) {
   return {
     event: NAMES[i % NAMES.length],
-    distinct_id: `user-${(i * 7919) % 10_000}`,
+    distinct_id: `user-${(i * 7919) % persons}`,
     uuid: randomUUID(),
     timestamp: new Date(Date.now() - (i % 86_400) * 1000).toISOString(),
     properties: {

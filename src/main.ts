@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   // Before anything is written: a start that cannot listen must not leave a data directory or a key.
   await assertCanListen(config.host, config.port);
   const dataDirExisted = existsSync(config.dataDir);
-  const stores = await openStores(config);
+  const stores = await openStores(config, log);
   await bootstrapInstallation(config, stores, log);
   const app = await buildApp({
     config,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NIL = '00000000-0000-0000-0000-000000000000';
@@ -38,12 +38,13 @@ export function validUuid(value: unknown): string | undefined {
   return lower === NIL ? undefined : lower;
 }
 
-/** RFC 9562 UUIDv7: 48-bit Unix milliseconds, version 7, variant 10, 74 random bits. */
+/**
+ * RFC 9562 UUIDv7: 48-bit Unix milliseconds, version 7, variant 10, 74 random bits. The random
+ * bits are a v4 uuid's (`randomUUID` draws from a cached pool; `randomBytes(16)` per call cost
+ * ~3 µs, a tenth of creating a person), whose variant bits already read 10.
+ */
 export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(Math.max(0, Math.floor(now)) % 2 ** 48, 0, 6);
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const ms = (Math.max(0, Math.floor(now)) % 2 ** 48).toString(16).padStart(12, '0');
+  // randomUUID(): xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx; from index 15 on, all but the version.
+  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${randomUUID().slice(15)}`;
 }

@@ -32,8 +32,13 @@ export function eventsStoreOptions(config: Config): EventsStoreOptions {
 }
 
 /** Opens and migrates both stores; if the second fails the first is closed again. */
-export async function openStores(config: Config): Promise<Stores> {
-  const meta = await openMetaStore(config);
+export async function openStores(config: Config, log?: Logger): Promise<Stores> {
+  const meta = await openMetaStore({
+    ...config,
+    walCheckpoint: {
+      onError: (error) => log?.error({ err: error }, 'metadata WAL checkpoint failed'),
+    },
+  });
   let events: EventsStore | undefined;
   try {
     events = await openEventsStore(eventsStoreOptions(config));

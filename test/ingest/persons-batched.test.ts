@@ -47,6 +47,21 @@ describe(`person processing of a whole request (${backend})`, () => {
     for (const i of [0, 57, 119]) expect((await person(`b-new-${i}`))?.id).toBe(out[i]?.personId);
   });
 
+  it('gives new persons time-ordered UUIDv7 ids, so their index inserts land at its end', async () => {
+    const before = Date.now();
+    const { out } = await run(
+      Array.from({ length: 50 }, (_, i) => ({ event: 'e', distinctId: `b-v7-${i}` })),
+    );
+    const after = Date.now();
+    for (const { personId } of out) {
+      expect(personId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = Number.parseInt(personId.replace('-', '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(before);
+      expect(ms).toBeLessThanOrEqual(after);
+    }
+    expect(new Set(out.map((o) => o.personId)).size).toBe(50);
+  });
+
   it('updates, identifies and merges persons created earlier in the same request', async () => {
     const { out } = await run([
       { event: 'e', distinctId: 'b-anon', properties: { $set: { a: 1 } } },

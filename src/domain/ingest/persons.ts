@@ -1,3 +1,4 @@
+import { uuidv7 } from '../../capture/uuid.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import {
   type DistinctIdRecord,
@@ -12,7 +13,6 @@ import {
   saveGroup,
   updatePerson,
 } from '../../store/meta/persons.js';
-import { newUuid } from '../ids.js';
 import { slicer } from '../slices.js';
 import { PersonCache } from './person-cache.js';
 import { applyPersonUpdates, mergeProperties } from './person-updates.js';
@@ -154,7 +154,7 @@ function personProcessor(
 
   async function create(distinctIds: string[], timestamp: string): Promise<PersonRecord> {
     const person: PersonRecord = {
-      id: newUuid(),
+      id: uuidv7(),
       teamId,
       properties: {},
       isIdentified: false,

@@ -84,10 +84,14 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
           );
           return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
         }
-        const rows = await deps.meta.transaction().execute(async (trx) => {
-          const persons = await processPersons(trx, team.id, changes, cache, plain);
-          return joinInSlices(plain, (e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now));
-        });
+        const persons = await deps.meta
+          .transaction()
+          .execute((trx) => processPersons(trx, team.id, changes, cache, plain));
+        // Encoded after the commit: the transaction (SQLite's one connection, or PostgreSQL's row
+        // locks) is held for the person work alone. The columns are copies, taken in order.
+        const rows = await joinInSlices(plain, (e, i) =>
+          eventLine(team.id, e, persons[i] as PersonEnrichment, now),
+        );
         return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
       } catch (error) {
         // The transaction rolled back: nothing this request read or wrote may stay cached.

@@ -7,6 +7,11 @@ import { dialectNamed, type SqlDialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
 import { BurrowSqliteDialect } from './sqlite-driver.js';
 import type { MetaTables } from './tables.js';
+import {
+  startWalCheckpointer,
+  type WalCheckpointer,
+  type WalCheckpointerOptions,
+} from './wal-checkpointer.js';
 
 export type MetaDb = Kysely<MetaTables>;
 
@@ -15,6 +20,8 @@ export interface MetaStore {
   dialect: SqlDialect;
   /** Names of the migrations applied by this open (empty when the schema was current). */
   applied: string[];
+  /** SQLite only: the worker that checkpoints the WAL off the event loop. */
+  checkpointer?: WalCheckpointer | undefined;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -23,6 +30,8 @@ export interface MetaStoreOptions {
   dataDir: string;
   databaseUrl?: string | undefined;
   databaseSchema?: string | undefined;
+  /** SQLite only: when and how the WAL is checkpointed (wal-checkpointer.ts). */
+  walCheckpoint?: WalCheckpointerOptions | undefined;
 }
 
 const INT8_OID = 20;
@@ -43,24 +52,24 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Me
   return new Kysely<MetaTables>({ dialect: new PostgresDialect({ pool }) });
 }
 
-function openSqlite(dataDir: string): MetaDb {
+function openSqlite(dataDir: string, walOptions?: WalCheckpointerOptions) {
   mkdirSync(dataDir, { recursive: true });
-  const database = new SqliteDatabase(join(dataDir, 'metadata.sqlite'));
+  const file = join(dataDir, 'metadata.sqlite');
+  const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<MetaTables>({
-    dialect: new BurrowSqliteDialect(database),
-  });
+  const checkpointer = startWalCheckpointer(database, file, walOptions);
+  return { db: new Kysely<MetaTables>({ dialect: new BurrowSqliteDialect(database) }), checkpointer };
 }
 
 /** Opens the metadata store named by the options and brings its schema up to date. */
 export async function openMetaStore(options: MetaStoreOptions): Promise<MetaStore> {
   const dialect = dialectNamed(options.databaseUrl ? 'postgres' : 'sqlite');
-  const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options.databaseSchema)
-    : openSqlite(options.dataDir);
+  const sqlite = options.databaseUrl ? undefined : openSqlite(options.dataDir, options.walCheckpoint);
+  const db = sqlite?.db ?? (await openPostgres(options.databaseUrl as string, options.databaseSchema));
+  const checkpointer = sqlite?.checkpointer;
   try {
     if (dialect.name === 'postgres' && options.databaseSchema) {
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(options.databaseSchema)}`.execute(db);
@@ -70,14 +79,18 @@ export async function openMetaStore(options: MetaStoreOptions): Promise<MetaStor
       db,
       dialect,
       applied,
+      checkpointer,
       async ping() {
         await sql`SELECT 1`.execute(db);
       },
       async close() {
+        // The worker's connection first: the last connection to close checkpoints the rest.
+        await checkpointer?.close();
         await db.destroy();
       },
     };
   } catch (error) {
+    await checkpointer?.close().catch(() => {});
     await db.destroy().catch(() => {});
     throw error;
   }
