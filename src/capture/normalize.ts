@@ -1,5 +1,6 @@
 import { invalidPayload } from './errors.js';
 import { distinctIdOf, isObject } from './fields.js';
+import { isoUtc, parseIsoUtc } from './iso-time.js';
 import type { RawEvent } from './types.js';
 import { uuidv7, validUuid } from './uuid.js';
 
@@ -38,7 +39,7 @@ export const FUTURE_CUTOFF_MS = 23 * 60 * 60 * 1000;
  * it is a UUID, else a new v7; `distinctId` as a string (`distinctIdOf`); top-level `$set` and
  * `$set_once` merged into the properties' own (top-level keys win), top-level `$unset` added to
  * `properties.$unset`; `$ip` from the request unless the event has one or the project
- * anonymises IPs; the timestamp corrected for the client's clock (`eventTimestamp`). Pure but for
+ * anonymises IPs; the timestamp corrected for the client's clock (`eventTime`). Pure but for
  * the random bits of a generated uuid (and, with `context.consume`, the raw event's properties,
  * which it reuses). Throws the decoder's 400 for an event `decodeCapture`
  * would have refused.
@@ -72,7 +73,7 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
     event: raw.event,
     distinctId,
     properties,
-    timestamp: eventTimestamp(raw, context).toISOString(),
+    timestamp: isoUtc(eventTime(raw, context)),
   };
 }
 
@@ -86,7 +87,7 @@ export function normalizeEvent(raw: RawEvent, context: NormalizeContext): Normal
  * - and a result more than 23 hours after now is clamped to now.
  * `timestamp` wins over `offset` (PostHog's order). `sent_at` may be ISO or epoch milliseconds.
  */
-export function eventTimestamp(raw: RawEvent, context: Pick<NormalizeContext, 'now' | 'sentAt'>): Date {
+export function eventTime(raw: RawEvent, context: Pick<NormalizeContext, 'now' | 'sentAt'>): number {
   const now = context.now.getTime();
   const ignoreSentAt = isObject(raw.properties) && Boolean(raw.properties.$ignore_sent_at);
   const sentAt = ignoreSentAt ? undefined : parseSentAt(raw.sent_at ?? context.sentAt);
@@ -98,7 +99,7 @@ export function eventTimestamp(raw: RawEvent, context: Pick<NormalizeContext, 'n
     time = now - raw.offset;
   }
   if (!(time >= MIN_TIME && time <= MAX_TIME) || time - now > FUTURE_CUTOFF_MS) time = now;
-  return new Date(time);
+  return time;
 }
 
 /** The request's `sent_at` is the same text for each of its events: parsed once. */
@@ -117,6 +118,8 @@ export function parseTime(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   // What the SDKs send (`toISOString()`), straight to Date.parse: the checks below cannot apply.
   if (typeof value === 'string' && value.endsWith('Z') && value.charCodeAt(0) > 32) {
+    const fast = parseIsoUtc(value);
+    if (fast !== undefined) return fast;
     const time = Date.parse(value);
     if (!Number.isNaN(time)) return time;
   }

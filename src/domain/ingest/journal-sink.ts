@@ -353,8 +353,9 @@ export async function openJournalSink(
     },
     pendingRows: () => pendingRows,
     barrier(signal, teamId) {
-      const idle = delayMs(performance.now()) !== options.maxDelayMs;
-      lastRead = performance.now();
+      const now = performance.now();
+      const idle = delayMs(now) !== options.maxDelayMs;
+      lastRead = now;
       // A reader is here: rows already waiting on the idle delay go by the short one from now.
       if (idle && timer) {
         clearTimeout(timer);
