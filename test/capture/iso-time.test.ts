@@ -1,25 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { isoUtc, parseIsoUtc } from '../../src/capture/iso-time.js';
 import { parseTime } from '../../src/capture/normalize.js';
+import { seededRandom } from '../helpers/random.js';
 
 const MIN = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
 const MAX = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
 
-/** A deterministic pseudo-random sequence (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Capture's own ISO reading and writing give exactly what V8's `Date` does. */
 describe('ISO times on the capture path', () => {
   it('formats every millisecond of years 0–9999 as toISOString does', () => {
-    const next = random(22);
+    const next = seededRandom(22);
     const samples = [MIN, MAX, 0, -1, 1, 951_782_400_000 /* 2000-02-29 */, Date.now()];
     for (let i = 0; i < 50_000; i++) samples.push(Math.floor(MIN + next() * (MAX - MIN)));
     // Runs of nearby times, as a request's events are: the kept day must change at midnight.
@@ -34,7 +24,7 @@ describe('ISO times on the capture path', () => {
   });
 
   it('reads toISOString text as Date.parse does', () => {
-    const next = random(9);
+    const next = seededRandom(9);
     for (let i = 0; i < 50_000; i++) {
       const text = new Date(Math.floor(MIN + next() * (MAX - MIN))).toISOString();
       expect(parseIsoUtc(text)).toBe(Date.parse(text));

@@ -1,6 +1,7 @@
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { seededRandom } from '../helpers/random.js';
 
 /**
  * Differential oracle: posthog-node's own local evaluation (its poller reading Burrow's definitions)
@@ -17,18 +18,7 @@ const FLAGS = Number(process.env.ORACLE_FLAGS ?? 110);
 const PEOPLE = Number(process.env.ORACLE_PEOPLE ?? 130);
 const MIN_CASES = 10_000;
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const r = rng(SEED);
+const r = seededRandom(SEED);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(r() * list.length)] as T;
 const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { capture, ok, type RawEvent, uuid } from '../helpers/query-lists.js';
+import { seededRandom } from '../helpers/random.js';
 
 /**
  * Funnel step counts on seeded random event streams against ClickHouse's own `windowFunnel`, an
@@ -14,20 +15,8 @@ const STEPS = ['a', 'b', 'c', 'd'];
 let h: Harness;
 let project: number;
 
-/** mulberry32: a small seeded generator, so a failure reproduces. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function streams(seed: number, people: number): RawEvent[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const names = ['a', 'a', 'a', 'a', 'b', 'b', 'c', 'd', 'x'];
   const out: RawEvent[] = [];
   for (let p = 0; p < people; p++) {

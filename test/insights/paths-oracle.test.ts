@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEvents } from '../helpers/events-insert.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { ok } from '../helpers/query-lists.js';
+import { seededRandom } from '../helpers/random.js';
 
 /**
  * PathsQuery against a plain implementation of its rules on seeded random streams: sessions cut
@@ -16,16 +17,6 @@ const URLS = ['/', '/a', '/a/', '/b', '/c', '/d'].map((p) => `https://x.io${p}`)
 let h: Harness;
 let project: number;
 
-function rng(seed: number) {
-  let s = seed;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let x = Math.imul(s ^ (s >>> 15), 1 | s);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type View = { person: string; ms: number; url: string };
 const views: View[] = [];
 
@@ -35,7 +26,7 @@ const ts = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(
 beforeAll(async () => {
   h = await startHarness({}, { now: () => NOW });
   project = h.boot.project_id;
-  const rand = rng(7);
+  const rand = seededRandom(7);
   const start = Date.parse('2025-06-10T00:00:00Z');
   for (let p = 0; p < 60; p++) {
     const person = `0190b6a4-0000-7000-8000-${hex(p + 1)}`;
