@@ -6,7 +6,7 @@ import type { ProjectAccess } from '../access.js';
 import { usersById } from '../accounts/users.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
-import { checkSteps } from './steps.js';
+import { checkStepCohorts, checkSteps } from './steps.js';
 
 /** Writable fields of PostHog's ActionSerializer (others are read-only and ignored). */
 export interface ActionInput {
@@ -54,6 +54,7 @@ export async function createAction(
   input: ActionInput,
 ): Promise<ActionRecord> {
   const steps = checkSteps(input.steps);
+  await checkStepCohorts(deps, access.team.id, steps);
   await checkName(deps, access.team.id, input.name, null);
   const at = deps.now().toISOString();
   return insertAction(deps.meta, {
@@ -96,7 +97,10 @@ export async function changeAction(
 ): Promise<ActionRecord> {
   const current = await getAction(deps, access, id);
   const patch: ActionPatch = { updatedAt: deps.now().toISOString() };
-  if (input.steps !== undefined) patch.steps = checkSteps(input.steps);
+  if (input.steps !== undefined) {
+    patch.steps = checkSteps(input.steps);
+    await checkStepCohorts(deps, access.team.id, patch.steps);
+  }
   if (input.name !== undefined) patch.name = input.name;
   if (input.description !== undefined) patch.description = input.description;
   if (input.tags !== undefined) patch.tags = tagify(input.tags);

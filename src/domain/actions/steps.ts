@@ -3,6 +3,9 @@ import { HogQLError } from '../../hogql/errors.js';
 import { type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
 import { parseSelector } from '../../hogql/selector.js';
 import type { ActionStep } from '../../store/meta/actions.js';
+import { checkCohortReferences, cohortIdsIn } from '../cohorts/references.js';
+import type { Deps } from '../deps.js';
+import { checkFilterRegexes, checkRegex } from '../regex/check.js';
 import { notAList } from '../validate.js';
 
 /** Step fields, in PostHog's ActionStepJSON order. */
@@ -53,6 +56,7 @@ function checkStep(raw: unknown, i: number): ActionStep {
     if (err instanceof HogQLError) throw validationError(err.message, attr('properties'));
     throw err;
   }
+  checkFilterRegexes(step.properties, attr('properties'));
   if (typeof step.selector === 'string' && step.selector.trim()) {
     try {
       parseSelector(step.selector);
@@ -63,14 +67,8 @@ function checkStep(raw: unknown, i: number): ActionStep {
   }
   for (const f of ['url', 'text', 'href'] as const) {
     const key = `${f}_matching` as const;
-    if (step[key] === 'regex' && typeof step[f] === 'string') {
-      // RE2 (ClickHouse) and JavaScript disagree on a few constructs; this catches the typos.
-      try {
-        new RegExp(step[f] as string);
-      } catch {
-        throw validationError(`Invalid regular expression: ${(step[f] as string).slice(0, 200)}`, attr(f));
-      }
-    }
+    // ClickHouse runs these with RE2: a pattern it cannot compile is refused now, not at query time.
+    if (step[key] === 'regex' && typeof step[f] === 'string') checkRegex(step[f] as string, attr(f));
   }
   return step as ActionStep;
 }
@@ -81,4 +79,10 @@ export function checkSteps(raw: unknown): ActionStep[] {
   if (raw.length > MAX_STEPS)
     throw validationError(`Ensure this field has no more than ${MAX_STEPS} elements.`, 'steps', 'max_length');
   return raw.map(checkStep);
+}
+
+/** The cohorts the steps' property filters name must be this project's. */
+export async function checkStepCohorts(deps: Pick<Deps, 'meta'>, teamId: number, steps: ActionStep[]) {
+  for (const [i, step] of steps.entries())
+    await checkCohortReferences(deps, teamId, cohortIdsIn(step.properties), `steps__${i}__properties`);
 }

@@ -19,7 +19,9 @@ import type { Deps } from '../deps.js';
 import { isUuid } from '../ids.js';
 import { runResourceQuery } from '../persons/hogql.js';
 import type { Principal } from '../principal.js';
+import { checkFilterRegexes } from '../regex/check.js';
 import { cohortCondition, personPropertyFilters } from './criteria.js';
+import { checkCohortReferences, cohortIdsIn } from './references.js';
 
 export interface CohortInput {
   name?: string | null | undefined;
@@ -53,11 +55,25 @@ export const cohortList = (
   search?: string,
 ) => listCohorts(deps.meta, access.team.id, page, search);
 
-/** Checks a dynamic cohort's criteria compile (a 400 now, not an error at calculation time). */
-function checkCriteria(input: { filters?: unknown; groups?: unknown[] | undefined }): void {
+/**
+ * Checks a dynamic cohort's criteria compile, their patterns are RE2's and the cohorts they name
+ * are this project's (a 400 now, not an error at calculation or flag evaluation time).
+ */
+async function checkCriteria(
+  deps: Deps,
+  teamId: number,
+  input: { filters?: unknown; groups?: unknown[] | undefined },
+  selfId?: number,
+): Promise<void> {
   if (JSON.stringify(input.filters ?? null).length + JSON.stringify(input.groups ?? []).length > 100_000)
     throw validationError('Cohort filters are too large.', 'filters');
   cohortCondition(input.filters, input.groups ?? []);
+  const properties = (input.filters as { properties?: unknown } | null | undefined)?.properties;
+  const legacy = (input.groups ?? []).map((g) => (g as { properties?: unknown } | null)?.properties);
+  checkFilterRegexes(properties, 'filters');
+  checkFilterRegexes(legacy, 'groups');
+  await checkCohortReferences(deps, teamId, cohortIdsIn(properties), 'filters', selfId);
+  await checkCohortReferences(deps, teamId, cohortIdsIn(legacy), 'groups', selfId);
 }
 
 export async function createCohort(
@@ -68,7 +84,7 @@ export async function createCohort(
   onChanged: (teamId: number, id: number) => void,
 ): Promise<CohortRecord> {
   const isStatic = input.is_static === true;
-  if (!isStatic) checkCriteria(input);
+  if (!isStatic) await checkCriteria(deps, access.team.id, input);
   const id = await insertCohort(deps.meta, {
     teamId: access.team.id,
     name: input.name ?? null,
@@ -97,7 +113,12 @@ export async function changeCohort(
     throw validationError('A cohort cannot change between static and dynamic.', 'is_static');
   const criteriaChanged = input.filters !== undefined || input.groups !== undefined;
   if (criteriaChanged && !cohort.isStatic)
-    checkCriteria({ filters: input.filters ?? cohort.filters, groups: input.groups ?? cohort.groups });
+    await checkCriteria(
+      deps,
+      access.team.id,
+      { filters: input.filters ?? cohort.filters, groups: input.groups ?? cohort.groups },
+      cohort.id,
+    );
   await updateCohort(deps.meta, cohort.id, {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),

@@ -1,3 +1,4 @@
+import { RegexTooCostly } from '../regex/re2.js';
 import { type CohortPropertyGroup, type CohortState, CohortUnavailable } from './cohorts.js';
 import { hashMemo, variantOf } from './hash.js';
 import { matchProperty } from './properties.js';
@@ -142,7 +143,8 @@ export function evaluateFlag(flag: FlagDefinition, ctx: EvaluationContext): Flag
   try {
     return match(flag, ctx);
   } catch (error) {
-    if (!(error instanceof CohortUnavailable)) throw error;
+    // As PostHog's flags service when a regex exceeds its backtrack limit: this flag errs, not all.
+    if (!(error instanceof CohortUnavailable || error instanceof RegexTooCostly)) throw error;
     return {
       key: flag.key,
       enabled: false,

@@ -10,9 +10,11 @@ import {
   updateFeatureFlag,
 } from '../../store/meta/feature-flags.js';
 import type { ProjectAccess } from '../access.js';
+import { checkCohortReferences, cohortIdsIn } from '../cohorts/references.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
 import type { FlagCache } from './cache.js';
+import type { FlagFilters } from './types.js';
 import { checkFilters, checkKey } from './validate.js';
 
 /** Writable fields of PostHog's FeatureFlagSerializer that Burrow keeps. */
@@ -34,6 +36,14 @@ export interface FlagDeps extends Deps {
   flags: FlagCache;
 }
 
+/** Every cohort the flag's conditions name must be one of this project's (a 400, not a failing flag). */
+function checkFlagCohorts(deps: Deps, teamId: number, filters: FlagFilters) {
+  const conditions = [...(filters.groups ?? []), ...(filters.super_groups ?? [])].map(
+    (g) => g.properties ?? [],
+  );
+  return checkCohortReferences(deps, teamId, cohortIdsIn(conditions), 'filters');
+}
+
 const tagify = (tags: string[]) => [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))];
 const duplicate = () => validationError('There is already a feature flag with this key.', 'key', 'unique');
 
@@ -51,6 +61,7 @@ export async function createFlag(
   if (input.key === undefined) throw validationError('This field is required.', 'key', 'required');
   const key = checkKey(input.key);
   const filters = checkFilters(input.filters ?? { groups: [] }, true);
+  await checkFlagCohorts(deps, access.team.id, filters);
   await keyIsFree(deps, access.team.id, key, null);
   const at = deps.now().toISOString();
   let created: FeatureFlagRecord;
@@ -148,8 +159,11 @@ export async function changeFlag(
   if (
     input.filters !== undefined &&
     !(typeof input.filters === 'object' && input.filters !== null && !('groups' in input.filters))
-  )
-    patch.filters = checkFilters(input.filters, false) as Record<string, unknown>;
+  ) {
+    const filters = checkFilters(input.filters, false);
+    await checkFlagCohorts(deps, access.team.id, filters);
+    patch.filters = filters as Record<string, unknown>;
+  }
   if (input.name !== undefined) patch.name = input.name;
   if (input.active !== undefined) patch.active = input.active;
   if (input.deleted !== undefined) patch.deleted = input.deleted;

@@ -1,11 +1,13 @@
+import { regexMatches } from '../regex/re2.js';
 import { compareVersions, parseVersion, rangeOf } from './semver.js';
 import type { PropertyFilter } from './types.js';
 
 /**
  * One property filter against a property map, with the semantics of PostHog's flags service: the
  * value is compared as its string form (JSON for non-strings), case-insensitively for text
- * operators; a filter that cannot be applied (bad regex, non-numeric bound, unparsable date) is
- * simply not matched. The operators a missing property satisfies are the negative ones (`is_not`,
+ * operators; a filter that cannot be applied (a pattern RE2 cannot run, non-numeric bound,
+ * unparsable date) is simply not matched. Regexes run on RE2 (`../regex/re2.ts`), with ClickHouse's
+ * `match()` semantics; one too costly for the value throws `RegexTooCostly` (the flag errs). The operators a missing property satisfies are the negative ones (`is_not`,
  * `not_icontains`, `not_regex`, ...) and `is_not_set`.
  */
 export function matchProperty(filter: PropertyFilter, props: Record<string, unknown>, now: Date): boolean {
@@ -40,9 +42,8 @@ export function matchProperty(filter: PropertyFilter, props: Record<string, unkn
     case 'regex':
     case 'not_regex': {
       if (!has) return operator === 'not_regex';
-      const re = compileRegex(stringForm(expected));
-      if (!re) return false;
-      const found = re.test(stringForm(actual));
+      const found = regexMatches(stringForm(expected), stringForm(actual));
+      if (found === null) return false;
       return operator === 'regex' ? found : !found;
     }
     case 'gt':
@@ -194,23 +195,6 @@ function toNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string' || !FLOAT.test(value)) return null;
   return Number(value);
-}
-
-const regexCache = new Map<string, RegExp | null>();
-
-/** Compiled once per pattern; an invalid pattern matches nothing (neither regex nor not_regex). */
-function compileRegex(pattern: string): RegExp | null {
-  let re = regexCache.get(pattern);
-  if (re === undefined) {
-    try {
-      re = new RegExp(pattern);
-    } catch {
-      re = null;
-    }
-    if (regexCache.size > 5_000) regexCache.clear();
-    regexCache.set(pattern, re);
-  }
-  return re;
 }
 
 const RELATIVE = /^-?(\d{1,4})([hdwmy])$/;

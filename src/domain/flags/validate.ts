@@ -1,4 +1,5 @@
 import { validationError } from '../../errors.js';
+import { checkRegex } from '../regex/check.js';
 import { PROPERTY_OPERATORS, parseDate } from './properties.js';
 import type { ConditionGroup, FlagFilters, PropertyFilter, Variant } from './types.js';
 
@@ -113,18 +114,9 @@ function checkProperty(raw: unknown, aggregation: number | null): PropertyFilter
     parseDate(p.value, new Date()) === null
   )
     throw invalid(`Invalid date value: ${String(p.value)}`, 'invalid_date');
-  if ((operator === 'regex' || operator === 'not_regex') && !compiles(p.value as string))
-    throw invalid(`Invalid regular expression: ${String(p.value)}`, 'invalid_value');
+  if (operator === 'regex' || operator === 'not_regex')
+    checkRegex(p.value as string, 'filters', 'invalid_value');
   return p;
-}
-
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function checkPercentage(v: unknown, what: string): number | null {

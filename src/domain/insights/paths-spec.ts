@@ -2,6 +2,7 @@ import { ApiError } from '../../errors.js';
 import type { AnyProperties } from '../../hogql/property-filters.js';
 import type { QueryNode } from '../query/kinds.js';
 import { optionalObject, optionalProperties } from '../query/node-checks.js';
+import { checkRegex } from '../regex/check.js';
 
 export type PathEventType = '$pageview' | '$screen' | 'custom_event' | 'hogql';
 
@@ -61,6 +62,8 @@ export function pathsSpec(node: QueryNode): PathsSpec {
     )
   )
     throw bad('localPathCleaningFilters', 'localPathCleaningFilters must be a list of {alias, regex}');
+  // ClickHouse's replaceRegexpAll runs them: RE2 syntax, refused here rather than by the engine.
+  for (const c of cleaning as Array<{ regex: string }>) checkRegex(c.regex, 'localPathCleaningFilters');
   return {
     types: types as PathEventType[],
     hogql,

@@ -2,6 +2,7 @@ import { invalidChoice, validationError } from '../../errors.js';
 import { elementFilterToExpr } from '../../hogql/element-filters.js';
 import { HogQLQueryError } from '../../hogql/errors.js';
 import { BASIC_OPERATORS, type PropertyFilter } from '../../hogql/property-filters.js';
+import { checkRegex } from '../regex/check.js';
 import { at, choice, list, required, scalar } from './check.js';
 
 const MAX_VALUES = 500;
@@ -23,6 +24,9 @@ export function elementFilter(raw: Record<string, unknown>, path: string): Prope
       : [scalar(value, at(path, 'value'))];
     if (values.length === 0) throw validationError('This list may not be empty.', at(path, 'value'), 'empty');
     f.value = values;
+    if (operator === 'regex' || operator === 'not_regex')
+      for (const [i, v] of values.entries())
+        checkRegex(v, Array.isArray(value) ? at(at(path, 'value'), i) : at(path, 'value'));
   }
   try {
     elementFilterToExpr(f);

@@ -1,5 +1,6 @@
 import { invalidChoice, validationError } from '../../errors.js';
 import type { PropertyFilter } from '../../hogql/property-filters.js';
+import { checkRegex } from '../regex/check.js';
 import { at, choice, list, number, object, required, scalar, string, unsupported } from './check.js';
 import { elementFilter } from './element-filter.js';
 import {
@@ -56,13 +57,7 @@ export function condition(
     ? list(value, vPath, MAX_VALUES).map((v, i) => scalar(v, at(vPath, i)))
     : [scalar(value, vPath)];
   if (values.length === 0) throw validationError('This list may not be empty.', vPath, 'empty');
-  if (operator === 'regex' || operator === 'not_regex') {
-    try {
-      new RegExp(values[0] as string);
-    } catch {
-      throw validationError(`"${values[0]}" is not a valid regular expression.`, vPath);
-    }
-  }
+  if (operator === 'regex' || operator === 'not_regex') checkRegex(values[0] as string, vPath);
   return { source, key, operator, values };
 }
 

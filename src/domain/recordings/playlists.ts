@@ -11,6 +11,7 @@ import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
 import { resolveFilterActions } from './filter-actions.js';
+import { resolveFilterCohorts } from './filter-cohorts.js';
 import { parseRecordingFilters } from './filters.js';
 
 export interface PlaylistInput {
@@ -32,8 +33,8 @@ const isEmpty = (filters: Record<string, unknown> | null | undefined) =>
 
 /**
  * Validated filters as stored; a filters playlist must keep at least one filter Burrow knows. The
- * actions they name must exist now (a later deletion does not break the playlist, see
- * filter-actions.ts).
+ * actions and cohorts they name must be this project's now (a later deletion does not break the
+ * playlist, see filter-actions.ts).
  */
 async function savedFilters(
   deps: Deps,
@@ -45,6 +46,7 @@ async function savedFilters(
   const { stored, query } = parseRecordingFilters(filters, 'filters');
   if (Object.keys(stored).length === 0) throw validationError(emptyMessage);
   await resolveFilterActions(deps, teamId, query.where);
+  await resolveFilterCohorts(deps, teamId, query.where);
   return stored;
 }
 

@@ -1,5 +1,6 @@
 import { validationError } from '../../../errors.js';
 import { BASIC_OPERATORS } from '../../../hogql/property-filters.js';
+import { checkRegex } from '../../regex/check.js';
 
 /** A property filter as PostHog sends it: `{key, operator, type, value}`. */
 export interface PropertyFilter {
@@ -44,6 +45,8 @@ export function validateFilters(value: unknown): PropertyFilter[] | null {
     ) {
       throw validationError(`Filter operator '${String(operator)}' needs a number.`, 'filters');
     }
+    // The exporter runs it with ClickHouse's match(): one RE2 cannot compile would fail every run.
+    if (operator === 'regex' || operator === 'not_regex') checkRegex(strings(f.value)[0] ?? '', 'filters');
     return { key: f.key, operator: operator as string, type, value: f.value ?? null };
   });
 }
