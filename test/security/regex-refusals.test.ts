@@ -77,6 +77,45 @@ describe(`regexes and cohort references refused on save (${backend})`, () => {
     refused(patch, 'filters', /unsupported Perl syntax/);
   });
 
+  it('a match too costly for the value makes that flag err, not the others (and takes no time)', async () => {
+    const create = (key: string, value: string) =>
+      h.request('POST', `/api/projects/${project}/feature_flags/`, {
+        body: {
+          key,
+          filters: {
+            groups: [
+              {
+                properties: [{ type: 'person', key: 'long', value, operator: 'regex' }],
+                rollout_percentage: 100,
+              },
+            ],
+          },
+        },
+      });
+    expect((await create('costly', 'a.{1000}$x')).statusCode).toBe(201);
+    expect((await create('cheap', '^b+$')).statusCode).toBe(201);
+    const started = performance.now();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/flags/?v=2',
+      payload: {
+        token: h.boot.project_api_key,
+        distinct_id: 'long-value',
+        person_properties: { long: 'b'.repeat(50_000) },
+        flag_keys_to_evaluate: ['costly', 'cheap'],
+      },
+    });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const body = res.json();
+    expect(body.errorsWhileComputingFlags).toBe(true);
+    expect(body.flags.costly).toMatchObject({ enabled: false, reason: { code: 'evaluation_error' } });
+    expect(body.flags.cheap).toMatchObject({ enabled: true });
+    for (const key of ['costly', 'cheap']) {
+      const id = (await h.request('GET', `/api/projects/${project}/feature_flags/${key}/`)).json().id;
+      await h.request('PATCH', `/api/projects/${project}/feature_flags/${id}/`, { body: { deleted: true } });
+    }
+  });
+
   it('cohorts: person-property patterns (new filters and legacy groups) are checked', async () => {
     refused(
       await h.request('POST', `/api/projects/${project}/cohorts/`, { body: personCohort(LOOKAHEAD) }),
