@@ -1,3 +1,5 @@
+import { RE2JS } from 're2js';
+
 /**
  * An autocapture `elements_chain` as the list of elements PostHog's API shows next to it. The
  * chain is `tag.class1.class2:attr="value"attr2="value";next-element…`, quotes inside values
@@ -40,7 +42,33 @@ function splitElements(chain: string): string[] {
 }
 
 const ATTRIBUTES_START = /:[a-zA-Z\-_0-9]*=/;
-const ATTRIBUTE = /(.*?)="(.*?[^\\])"/g;
+// PostHog's `(.*?)="(.*?[^\\])"`, applied globally. V8 backtracks it in quadratic time on a
+// chain without a closing quote (32 000 `=` after `a:k=`: 2 s; the chain comes from public
+// capture), so it is scanned by hand; text with a line break (where `.` stops) goes to RE2.
+const NOT_BREAK = '[^\\n\\r\\x{2028}\\x{2029}]'; // V8's `.`
+const ATTRIBUTE = RE2JS.compile(`(${NOT_BREAK}*?)="(${NOT_BREAK}*?[^\\\\])"`);
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/** `[key, value]` pairs in the order the pattern finds them, in linear time. */
+function attributePairs(attrs: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  if (LINE_BREAK.test(attrs)) {
+    const m = ATTRIBUTE.matcher(attrs);
+    while (m.find()) pairs.push([m.group(1) ?? '', m.group(2) ?? '']);
+    return pairs;
+  }
+  let from = 0;
+  for (;;) {
+    // The key runs to the first `="`; no closing quote after it means none after a later one.
+    const eq = attrs.indexOf('="', from);
+    if (eq < 0) return pairs;
+    let close = attrs.indexOf('"', eq + 3);
+    while (close >= 0 && attrs[close - 1] === '\\') close = attrs.indexOf('"', close + 1);
+    if (close < 0) return pairs;
+    pairs.push([attrs.slice(from, eq), attrs.slice(eq + 2, close)]);
+    from = close + 1;
+  }
+}
 
 const int = (v: string): number | null => (/^-?\d+$/.test(v) ? Number(v) : null);
 
@@ -69,9 +97,8 @@ function parseElement(text: string, order: number): Element {
         .split('.')
         .filter(Boolean);
   }
-  for (const m of attrs.matchAll(ATTRIBUTE)) {
-    const key = m[1] as string;
-    const value = (m[2] as string).replace(/\\"/g, '"');
+  for (const [key, raw] of attributePairs(attrs)) {
+    const value = raw.replace(/\\"/g, '"');
     if (key === 'href') el.href = value;
     else if (key === 'nth-child') el.nth_child = int(value);
     else if (key === 'nth-of-type') el.nth_of_type = int(value);
