@@ -1,10 +1,11 @@
 import type { PersonRecord } from '../../store/meta/persons.js';
 
 /**
- * Recently seen persons by (team, distinct id), so that an event for a known person costs no
- * metadata read. Safe with several API nodes because every person write checks the version it
- * read (a stale entry makes the write conflict, and the request is reprocessed without it), and a
- * failed request forgets whatever it touched.
+ * Recently seen persons by (team, distinct id), and distinct ids seen without one (personless
+ * events), so that an event for a known person or a known anonymous visitor costs no metadata
+ * read. Safe with several API nodes because every person write checks the version it read (a
+ * stale entry makes the write conflict, and the request is reprocessed without it), and a failed
+ * request forgets whatever it touched.
  */
 export class PersonCache {
   // Two generations instead of an LRU: refreshing recency by deleting and re-adding a key of a

@@ -2,8 +2,11 @@ import type { PersonRecord } from '../../store/meta/persons.js';
 import type { EventForPersons, PersonEnrichment } from './persons.js';
 import { NO_GROUPS } from './rows.js';
 
-/** Events that change who is who: PostHog drops them when they ask for no person processing. */
-const IDENTITY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+/**
+ * Events that change who is who: they always go through the metadata transaction, and PostHog
+ * drops them when they ask for no person processing.
+ */
+export const IDENTITY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
 
 /**
  * PostHog's `$process_person_profile` rules, applied to the event's properties in place before
@@ -46,8 +49,8 @@ const NO_PROPERTIES: Record<string, unknown> = Object.freeze({}) as Record<strin
 /**
  * A personless event's person columns: the distinct id's person when it has one (its id and
  * creation time, never its properties), else PostHog's deterministic id for the distinct id
- * (`personlessId`, `uuidFromDistinctId` of person-uuid.ts) and the marker time. No `$group_N` columns: PostHog
- * derives them only for events that process a person.
+ * (`personlessId`, `uuidFromDistinctId` of person-uuid.ts) and the marker time. No `$group_N`
+ * columns: PostHog derives them only for events that process a person.
  */
 export function personlessEnrichment(
   person: PersonRecord | undefined,
