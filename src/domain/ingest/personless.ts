@@ -6,7 +6,12 @@ import { NO_GROUPS } from './rows.js';
  * Events that change who is who: they always go through the metadata transaction, and PostHog
  * drops them when they ask for no person processing.
  */
-export const IDENTITY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+export const IDENTITY_EVENTS = new Set([
+  '$identify',
+  '$create_alias',
+  '$merge_dangerously',
+  '$groupidentify',
+]);
 
 /**
  * PostHog's `$process_person_profile` rules, applied to the event's properties in place before
