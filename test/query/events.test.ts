@@ -200,9 +200,10 @@ describe('EventsQuery columns and order', () => {
     const [ghost, anon, d1] = out.results;
     expect(ghost?.[0]).toEqual({ distinct_id: 'ghost' });
     expect(ghost?.[1]).toMatchObject({ display_name: 'ghost' });
-    // A person without display properties is shown by its distinct id.
-    expect(anon?.[0]).toMatchObject({ distinct_id: 'anon', properties: {} });
-    expect(anon?.[1]).toEqual({ display_name: 'anon', id: (anon![0] as { uuid: string }).uuid });
+    // A personless event (`$process_person_profile: false`) has no person, as in PostHog: shown by
+    // its distinct id, like one no person owns.
+    expect(anon?.[0]).toEqual({ distinct_id: 'anon' });
+    expect(anon?.[1]).toEqual({ ...(ghost?.[1] as object), display_name: 'anon' });
     const person = d1?.[0] as Record<string, unknown>;
     expect(person).toMatchObject({ distinct_id: 'd1', properties: { email: 'ann@example.com' } });
     expect(Object.keys(person).sort()).toEqual(['created_at', 'distinct_id', 'properties', 'uuid']);

@@ -1,11 +1,9 @@
 import type { PersonRecord } from '../../store/meta/persons.js';
 import type { PersonCache } from './person-cache.js';
 import { wouldUpdatePerson } from './person-updates.js';
+import { IDENTITY_EVENTS, isPersonless, personlessEnrichment } from './personless.js';
 import type { EventForPersons, PersonEnrichment } from './persons.js';
 import { NO_GROUPS } from './rows.js';
-
-/** Events that change who is who; they always go through the metadata transaction. */
-const IDENTITY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
 
 /**
  * Each cached person's properties as JSON text, made once per version instead of once per event:
@@ -28,10 +26,11 @@ export function personPropertiesJson(person: PersonRecord): string {
 
 /**
  * Person columns for a whole request from the cache alone, or undefined when any event needs the
- * metadata store: an unknown distinct id, an identity event, a property update that changes the
- * person, or a group type not cached yet. Most traffic is known persons sending plain events, and
- * for those the transaction `createPersonProcessor` runs in would read nothing (the cache answers)
- * and write nothing: skipping it gives the same columns without two statements per request.
+ * metadata store: an unknown distinct id (for a personless event: neither a cached person nor a
+ * cached absence), an identity event, a property update that changes the person, or a group type
+ * not cached yet. Most traffic is known persons sending plain events, and for those the
+ * transaction `createPersonProcessor` runs in would read nothing (the cache answers) and write
+ * nothing: skipping it gives the same columns without two statements per request.
  * A stale entry (another node changed the person) gives the same result here as there, where only
  * a write would have noticed it.
  */
@@ -43,6 +42,13 @@ export function enrichFromCache(
   const out: PersonEnrichment[] = [];
   for (const e of events) {
     if (IDENTITY_EVENTS.has(e.event)) return undefined;
+    if (isPersonless(e)) {
+      const person = cache.get(teamId, e.distinctId);
+      const id = person ? person.id : cache.personlessId(teamId, e.distinctId);
+      if (id === undefined) return undefined;
+      out.push(personlessEnrichment(person, id));
+      continue;
+    }
     const person = cache.get(teamId, e.distinctId);
     if (!person || wouldUpdatePerson(person.properties, e.properties)) return undefined;
     let groups = NO_GROUPS;

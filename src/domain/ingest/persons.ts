@@ -16,7 +16,9 @@ import {
 import { slicer } from '../slices.js';
 import { PersonCache } from './person-cache.js';
 import { applyPersonUpdates, mergeProperties } from './person-updates.js';
+import { uuidFromDistinctId } from './person-uuid.js';
 import { personWrites } from './person-writes.js';
+import { isPersonless, personlessEnrichment } from './personless.js';
 
 /** What one batch changed about persons and groups, to be mirrored into the events store. */
 export interface PersonChanges {
@@ -82,6 +84,10 @@ export async function processPersons(
   const processor = personProcessor(db, teamId, changes, cache, true);
   const ids: string[] = [];
   for (const e of events) {
+    if (isPersonless(e)) {
+      if (cache.personlessId(teamId, e.distinctId) === undefined) ids.push(e.distinctId);
+      continue;
+    }
     ids.push(e.distinctId);
     const p = e.properties;
     const other =
@@ -252,7 +258,24 @@ function personProcessor(
     changes.groups.set(`${index}:${group.groupKey}`, group);
   }
 
+  /**
+   * PostHog's personless events: the distinct id's person if it has one, else no person is made
+   * and the event gets the distinct id's deterministic id, which becomes this person's once the
+   * distinct id is identified or aliased (queries map events to persons by distinct id).
+   */
+  async function personless(distinctId: string): Promise<PersonEnrichment> {
+    let person = known(distinctId);
+    let id = person ? person.id : cache.personlessId(teamId, distinctId);
+    if (id === undefined) {
+      person = await find(distinctId);
+      id = person ? person.id : uuidFromDistinctId(teamId, distinctId);
+      if (!person) cache.setPersonless(teamId, distinctId, id);
+    }
+    return personlessEnrichment(person, id);
+  }
+
   async function process(e: EventForPersons): Promise<PersonEnrichment> {
+    if (isPersonless(e)) return personless(e.distinctId);
     const p = e.properties;
     if (e.event === '$identify' && isString(p.$anon_distinct_id)) {
       await merge(e.distinctId, p.$anon_distinct_id, e.timestamp, false);

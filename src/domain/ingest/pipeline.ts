@@ -10,6 +10,7 @@ import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { TABLES } from './journal-entry.js';
 import { PersonCache } from './person-cache.js';
+import { preparePersonMode } from './personless.js';
 import { emptyChanges, type PersonEnrichment, processPersons } from './persons.js';
 import { RecentUuids } from './recent-uuids.js';
 import { isSnapshot, replayRows } from './replay.js';
@@ -103,7 +104,8 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
 
   return {
     async ingest(team: TeamRecord, events: CaptureEvent[]): Promise<void> {
-      const fresh = events.filter((e) => !recent.has(team.id, e.uuid));
+      // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
+      const fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
       if (fresh.length === 0) return;
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
