@@ -121,7 +121,14 @@ export function classifyEngineError(err: unknown): EngineErrorInfo | undefined {
     (name === 'SYNTAX_ERROR' && /^Syntax error: failed at position/.test(message))
   )
     return { exposed: false, code, message: 'ClickHouse error while executing query.' };
-  return { exposed: true, code, message: cleanMessage(message) };
+  return { exposed: true, code, message: resultLimitMessage(message) ?? cleanMessage(message) };
+}
+
+/** The answer-size bound (the engine's or the store's, QUERY_MAX_RESULT_BYTES), said plainly. */
+function resultLimitMessage(message: string): string | undefined {
+  const bytes = /Limit for result exceeded, max bytes: ([\d.]+ \w+)/.exec(message);
+  if (!bytes) return undefined;
+  return `The query's answer is larger than ${bytes[1]}, the most one answer may have: select fewer columns or rows (LIMIT), or aggregate.`;
 }
 
 /**
