@@ -75,13 +75,13 @@ async function run(bound: string, name: string, sql: string) {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` };
   try {
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-    const b = await (
+    const b = (await (
       await fetch(`${base}/api/organizations/${boot.organization_id}/projects/`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ name: 'tenant B' }),
       })
-    ).json();
+    ).json()) as { id: number };
     const query = (project: number, q: string) =>
       fetch(`${base}/api/environments/${project}/query/`, {
         method: 'POST',
