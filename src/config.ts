@@ -62,6 +62,8 @@ export interface Config {
   engineMemoryLimit: number;
   /** Engine threads one query or export statement may use (0: the engine's default). */
   queryMaxThreads: number;
+  /** Bytes one query answer may have (0: no bound); larger answers are refused with a 400. */
+  queryMaxResultBytes: number;
   /** Person properties given their own column on events at startup (`pmat_<key>`). */
   materializedPersonProperties: string[];
   /** In-memory query cache budget, in bytes (also the budget of in-memory query statuses). */
@@ -276,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
       0,
       1024,
     ),
+    queryMaxResultBytes: int(env, 'QUERY_MAX_RESULT_BYTES', 16 * 2 ** 20, 0, 2 ** 30),
     materializedPersonProperties: materializedPersonProperties(env),
     queryCacheMaxBytes: int(env, 'QUERY_CACHE_MAX_BYTES', 128 * 2 ** 20, 2 ** 20, 64 * 2 ** 30),
     playlistCountIntervalMs: int(env, 'PLAYLIST_COUNT_INTERVAL_MS', 60_000, 0, 86_400_000),

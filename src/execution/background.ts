@@ -25,6 +25,11 @@ export interface BackgroundParts {
   now: () => Date;
   /** The message a failed background query may show; null hides it (PostHog: exposed errors only). */
   exposeError?: (error: unknown) => string | null;
+  /**
+   * Told of a failure whose status hides its message (GET answers it with a bare 500), so that it
+   * is in the log under the query's id.
+   */
+  onHiddenError?: (error: unknown, query: { teamId: number; queryId: string }) => void;
   /** How often a running background query's engine progress is written to its status. */
   progressIntervalMs?: number;
 }
@@ -139,6 +144,7 @@ export class BackgroundQueries {
     } catch (error) {
       const expose = this.parts.exposeError ?? defaultExposeError;
       const message = isCancelled(error) ? CANCELLED_MESSAGE : expose(error);
+      if (message === null) this.parts.onHiddenError?.(error, { teamId: status.team_id, queryId: status.id });
       final = { complete: true, error: true, error_message: message, results: null };
     } finally {
       clearInterval(progress);

@@ -27,6 +27,8 @@ export interface QueryRuntimeOptions {
   bus: Bus;
   now?: () => Date;
   exposeError?: (error: unknown) => string | null;
+  /** A background query failed without a message it may show (logged by the server). */
+  onHiddenError?: (error: unknown, query: { teamId: number; queryId: string }) => void;
   progressIntervalMs?: number;
 }
 
@@ -77,6 +79,7 @@ export async function createQueryRuntime(options: QueryRuntimeOptions): Promise<
     events: options.events,
     now,
     exposeError: options.exposeError,
+    onHiddenError: options.onHiddenError,
     progressIntervalMs: options.progressIntervalMs,
   });
   const control = new QueryControl({ statuses, bus: options.bus, registry, now });

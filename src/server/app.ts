@@ -120,7 +120,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installAuth(app, deps, authenticator, orgAccess.sessions);
 
   // The background loops, created here and started/stopped together by installBackground.
-  const query = await createQueryRuntime({ config, events: options.events, bus, now: deps.now });
+  const query = await createQueryRuntime({
+    config,
+    events: options.events,
+    bus,
+    now: deps.now,
+    onHiddenError: (err, { teamId, queryId }) =>
+      app.log.error({ err: (err as Error)?.cause ?? err, teamId, queryId }, 'background query failed'),
+  });
   const exportsDeps = exportDeps(config, deps);
   const scheduler = createScheduler(exportsDeps, app.log);
   let playlistCounter: PlaylistCounter | null = null;

@@ -81,8 +81,16 @@ export function installErrorHandling(
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = error instanceof ApiError ? error : fromFastify(error, request, options.bodyLimit);
+    // Every 500 is logged at error level with its request id (the X-Request-Id the client sent,
+    // else a fresh one), whichever layer chose the status: an engine error answered as a bare
+    // 500 is found in the log by the id, with the engine's own message as its cause.
+    // The id goes back in X-Request-Id, so whoever got the 500 can quote it.
+    if (!mapped || mapped.status === 500) {
+      const err = mapped?.cause ?? error;
+      request.log.error({ err, requestId: request.id, url: request.url.split('?')[0] }, 'server error');
+      reply.header('X-Request-Id', request.id);
+    }
     if (mapped) return send(reply, mapped);
-    request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(SERVER_ERROR);
   });
 }

@@ -5,8 +5,9 @@ function redactUrl(url: string): string {
   return url.replace(/([?&]personal_api_key=)[^&]*/gi, '$1[redacted]');
 }
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** `destination`: where the lines go (standard output when not given). */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'burrow' },
     redact: ['req.headers.authorization', 'req.headers.cookie'],
@@ -18,5 +19,6 @@ export function createLogger(level: string): Logger {
         ip: req.ip,
       }),
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -26,6 +26,7 @@ export function eventsStoreOptions(config: Config): EventsStoreOptions {
       writeConcurrency: config.ingestWriters,
       memoryLimitBytes: config.engineMemoryLimit,
       queryMaxThreads: config.queryMaxThreads,
+      maxResultBytes: config.queryMaxResultBytes,
     },
     materializedPersonProperties: config.materializedPersonProperties,
   };

@@ -14,7 +14,12 @@ export function queryError(err: unknown, path?: string): Error {
   }
   const engine = classifyEngineError(err);
   if (engine?.exposed) return new ApiError(400, 'validation_error', engine.code, engine.message);
-  if (engine) return new ApiError(500, 'server_error', 'error', engine.message);
+  if (engine) {
+    // The engine's message stays on the error for the log (server/errors.ts), never in the body.
+    const internal = new ApiError(500, 'server_error', 'error', engine.message);
+    internal.cause = err;
+    return internal;
+  }
   return err instanceof Error ? err : new Error(String(err));
 }
 

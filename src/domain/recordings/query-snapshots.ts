@@ -39,7 +39,8 @@ export async function snapshotBlob(
      WHERE team_id = {team:Int64} AND session_id = {session:String}
        AND toUnixTimestamp64Milli(timestamp) BETWEEN {start:Int64} AND {end:Int64}
      ORDER BY timestamp, window_id`,
-    { params: { team: teamId, session: sessionId, start: range.start, end: range.end } },
+    // One slice of one recording, read whole as before: the answer bound is for queries users write.
+    { params: { team: teamId, session: sessionId, start: range.start, end: range.end }, maxResultBytes: 0 },
   );
   // `data` is the JSON text ingestion wrote; it is spliced in rather than parsed and re-encoded.
   return rows.map((r) => `{"window_id":${JSON.stringify(r.window_id)},"data":${r.data}}`).join('\n');

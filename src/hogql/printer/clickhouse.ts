@@ -82,8 +82,10 @@ export class ClickHousePrinter extends ExprPrinter {
         `LIMIT ${this.expr(q.limit_by.n)}${offset} BY ${q.limit_by.exprs.map((e) => this.expr(e)).join(', ')}`,
       );
     }
-    if (q.limit) parts.push(`LIMIT ${this.expr(q.limit)}${q.limit_with_ties ? ' WITH TIES' : ''}`);
+    // ClickHouse takes WITH TIES only after the OFFSET (`LIMIT n WITH TIES OFFSET m` is HogQL's order).
+    if (q.limit) parts.push(`LIMIT ${this.expr(q.limit)}`);
     if (q.offset) parts.push(`OFFSET ${this.expr(q.offset)}`);
+    if (q.limit && q.limit_with_ties) parts.push('WITH TIES');
     return parts.join(' ');
   }
 
@@ -152,7 +154,14 @@ export class ClickHousePrinter extends ExprPrinter {
 
   private sample(s: NonNullable<JoinExpr['sample']>): string {
     const ratio = (r: typeof s.sample_value) =>
-      r.right ? `${this.expr(r.left)}/${this.expr(r.right)}` : this.expr(r.left);
+      r.right ? `${sampleNumber(r.left)}/${sampleNumber(r.right)}` : sampleNumber(r.left);
     return `${ratio(s.sample_value)}${s.offset_value ? ` OFFSET ${ratio(s.offset_value)}` : ''}`;
   }
+}
+
+/** The engine's grammar takes only unsigned numbers in SAMPLE (`SAMPLE -1` was a syntax error there). */
+function sampleNumber(e: Expr): string {
+  if (e.node === 'Constant' && typeof e.value === 'number' && Number.isFinite(e.value) && e.value >= 0)
+    return String(e.value);
+  throw new HogQLQueryError('SAMPLE takes a number of rows or a fraction (0.1, 1/10), not negative');
 }

@@ -85,8 +85,13 @@ function resolveSelect(q: SelectQuery, outer: Map<string, CTE>, depth: number): 
     scope.aliases.set(item.alias, item);
   }
   q.select = q.select.flatMap((item) => expandStar(item, scope));
+  if (!q.select.length) {
+    // `SELECT * FROM (SELECT 1)`: the subquery's columns have no names to select by.
+    throw new HogQLQueryError("SELECT * found no named columns: give the subquery's expressions an alias");
+  }
   for (const item of q.select) resolve(item, scope);
   for (let j = q.select_from; j; j = j.next_join ?? null) {
+    checkJoinConstraint(j, j === q.select_from);
     if (j.constraint?.constraint_type === 'ON') resolve(j.constraint.expr, scope);
     else if (j.constraint) checkUsing(j.constraint.expr);
   }
@@ -181,6 +186,17 @@ function checkUsing(e: Expr): void {
     if (n.node !== 'Field' || n.chain.length !== 1) throw new HogQLQueryError('USING takes column names');
     n.type = { kind: 'lambda_arg', name: String(n.chain[0]) };
   }
+}
+
+/**
+ * Every join but a cross join needs ON or USING, as PostHog's grammar requires: `a JOIN b` alone
+ * (or `events PASTE JOIN persons`, where PASTE is an alias) reached the engine as SQL it refused.
+ */
+function checkJoinConstraint(j: JoinExpr, first: boolean): void {
+  if (first || j.constraint) return;
+  const type = j.join_type ?? 'JOIN';
+  if (/\bCROSS JOIN$/.test(type)) return;
+  throw new HogQLQueryError(`${type} needs an ON or USING clause (or use CROSS JOIN)`);
 }
 
 function expandStar(item: Expr, scope: Scope): Expr[] {

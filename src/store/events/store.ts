@@ -17,6 +17,7 @@ import {
   materializePersonProperties,
   type PersonColumns,
 } from './person-columns.js';
+import { engineError, readBytes, readRows } from './results.js';
 import { settingsPrefix } from './session-settings.js';
 
 export type { EngineProcess } from './control.js';
@@ -40,6 +41,11 @@ export interface QueryOptions {
   lane?: LaneName;
   /** Runs without waiting for the read barriers (the capture journal's own writer). */
   unfenced?: boolean;
+  /**
+   * Bytes the answer may have on the `query` lane (default: the store's `maxResultBytes`; 0: no
+   * bound, for callers that read one known-large value such as a recording's snapshots).
+   */
+  maxResultBytes?: number;
 }
 
 /**
@@ -104,6 +110,11 @@ export interface EngineLimits {
    * lane waited for CPU (bench/isolation.ts); inserts keep the default.
    */
   queryMaxThreads: number;
+  /**
+   * Bytes one answer of the query lane may have (0: no bound), counted by the engine on the rows it
+   * returns and again on the JSON text before it is parsed (results.ts).
+   */
+  maxResultBytes: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
@@ -113,6 +124,7 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   writeConcurrency: 1,
   memoryLimitBytes: 12 * 1024 ** 3,
   queryMaxThreads: 0,
+  maxResultBytes: 16 * 1024 ** 2,
 };
 
 export interface EventsStoreOptions {
@@ -142,6 +154,8 @@ const DEFAULT_SETTINGS = { output_format_json_quote_64bit_integers: 0 } as const
 
 /** chDB's own insert of a JSONEachRow payload, bypassing the HTTP client's per-row stream. */
 type RawInsert = ChdbConnection['chdb']['rawInsert'];
+/** chDB's own single-shot query: the answer's bytes, measured before they become a string. */
+type RawQuery = ChdbConnection['chdb']['queryAsync'];
 
 /** The engines' default since 23.x, pinned: objects for String columns are kept as their text. */
 const ENCODED_SETTINGS = { input_format_json_read_objects_as_strings: 1 } as const;
@@ -153,6 +167,7 @@ const PLAIN_NAME = /^[A-Za-z0-9_]+$/;
 interface Session {
   client: ClickHouseClient;
   rawInsert?: RawInsert | undefined;
+  rawQuery?: RawQuery | undefined;
 }
 
 /** The longest a read may run when its SQL sets no limit of its own (the async query limit). */
@@ -183,12 +198,21 @@ function wrap(
     export: { max_memory_usage: memoryPerStatement, max_execution_time: READ_TIME_LIMIT_S, ...threads },
   };
   // log_comment is always set: on chDB settings stick to the session (see control.ts).
-  const settingsFor = (lane: LaneName, o?: QueryOptions) => ({
-    ...DEFAULT_SETTINGS,
-    ...laneSettings[lane],
-    ...o?.settings,
-    log_comment: o?.marker ?? '',
-  });
+  const resultBytesFor = (lane: LaneName, o?: QueryOptions) =>
+    lane === 'query' ? (o?.maxResultBytes ?? limits.maxResultBytes) : 0;
+  const settingsFor = (lane: LaneName, o?: QueryOptions) => {
+    const resultBytes = resultBytesFor(lane, o);
+    return {
+      ...DEFAULT_SETTINGS,
+      ...laneSettings[lane],
+      // Sticks to a chDB session like every setting, so it is always given (0 lifts it).
+      max_result_bytes: resultBytes,
+      // A server answers the error in the status instead of after the first rows.
+      ...(resultBytes > 0 && !chdb ? { wait_end_of_query: 1 } : {}),
+      ...o?.settings,
+      log_comment: o?.marker ?? '',
+    };
+  };
   const keyOf = (o?: QueryOptions) => o?.teamId ?? 0;
   const barriers = new Set<ReadBarrier>();
 
@@ -211,12 +235,18 @@ function wrap(
         await session.client.command({ query: text });
         return [];
       }
-      return (await session.client.query({ query: text, format })).json<T>();
+      if (session.rawQuery) {
+        const result = await session.rawQuery(text, { format }).catch((error) => {
+          throw engineError(error);
+        });
+        return readBytes<T>(result.bytes(), resultBytesFor(lane, o));
+      }
+      return readRows<T>(await session.client.query({ query: text, format }), resultBytesFor(lane, o));
     }
     const common = {
       query: sql,
       query_params: o?.params,
-      clickhouse_settings: settings as ClickHouseSettings,
+      clickhouse_settings: settings as unknown as ClickHouseSettings,
       abort_signal: o?.signal,
       ...(o?.marker ? { query_id: `${o.marker}_${randomUUID()}` } : {}),
     };
@@ -224,7 +254,7 @@ function wrap(
       await session.client.command(common);
       return [];
     }
-    return (await session.client.query({ ...common, format })).json<T>();
+    return readRows<T>(await session.client.query({ ...common, format }), resultBytesFor(lane, o));
   }
 
   async function run<T>(
@@ -384,7 +414,7 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
     const connection = createChdbConnection({ path });
     const client = createClient({ connection: chdbConnection(connection) });
     clients.push(client);
-    return { client, rawInsert: connection.chdb.rawInsert };
+    return { client, rawInsert: connection.chdb.rawInsert, rawQuery: connection.chdb.queryAsync };
   };
   const drain = async (used: Session): Promise<Session> => {
     if (backend !== 'chdb') return used;
