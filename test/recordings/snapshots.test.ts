@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
 import { snappyLiterals } from '../../src/domain/recordings/snappy.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 
@@ -43,7 +44,11 @@ describe(`recording snapshots and deletion (${backend})`, () => {
   const lines = (body: string) => body.split('\n').map((l) => JSON.parse(l));
 
   beforeAll(async () => {
-    h = await startHarness({ INGEST_BATCH_DELAY_MS: '2', PLAYLIST_COUNT_INTERVAL_MS: '0' });
+    h = await startHarness({
+      INGEST_BATCH_DELAY_MS: '2',
+      PLAYLIST_COUNT_INTERVAL_MS: '0',
+      BURROW_ADMIN_EMAIL: 'snap-owner@example.com',
+    });
     base = `/api/environments/${h.boot.project_id}/session_recordings/`;
     await send([batch('snap-1', 'w2', t0 + 300_000, 'second'), batch('snap-1', 'w1', t0 + 1000, 'first')]);
     await send([batch('snap-1', 'w1', t0 + 720_000, 'third')]);
@@ -176,6 +181,28 @@ describe(`recording snapshots and deletion (${backend})`, () => {
         await h.request('GET', `${base}missing/snapshots/?source=blob_v2&start_blob_key=0&end_blob_key=0`)
       ).json(),
     ).toEqual(NOT_FOUND_RECORDING);
+  });
+
+  it('lets a login session read 100 blocks past the first at once, as PostHog lets the app', async () => {
+    await setPasswordByEmail(h.deps, 'snap-owner@example.com', 'snap password');
+    const login = await h.request('POST', '/api/login/', {
+      key: null,
+      body: { email: 'snap-owner@example.com', password: 'snap password' },
+    });
+    const session = /burrow_session=([^;]+)/.exec(String(login.headers['set-cookie']))?.[1];
+    const asBrowser = async (query: string) =>
+      (
+        await h.request('GET', `${base}snap-1/snapshots/?${query}`, {
+          key: null,
+          headers: { cookie: `burrow_session=${session}` },
+        })
+      ).json();
+    expect(await asBrowser('source=blob_v2&start_blob_key=0&end_blob_key=100')).toMatchObject({
+      detail: 'Block index out of range',
+    });
+    expect(await asBrowser('source=blob_v2&start_blob_key=0&end_blob_key=101')).toMatchObject({
+      detail: 'Cannot request more than 100 blob keys at once',
+    });
   });
 
   it('still serves the earlier blob source by its <first ms>-<last ms> key', async () => {
