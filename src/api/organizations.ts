@@ -8,6 +8,7 @@ import {
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf, principalOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
+import { REJECT_UNKNOWN_FIELDS } from '../server/validation.js';
 import type { ApiPlugin } from './context.js';
 import { OrganizationIdParams } from './schemas/common.js';
 import { Organization, OrganizationInput, toOrganization } from './schemas/organizations.js';
@@ -15,9 +16,7 @@ import { Organization, OrganizationInput, toOrganization } from './schemas/organ
 const tags = ['organizations'];
 const CreateBody = Type.Object(
   { ...OrganizationInput.properties, name: Type.String({ maxLength: 64 }) },
-  {
-    additionalProperties: false,
-  },
+  { additionalProperties: false, ...REJECT_UNKNOWN_FIELDS },
 );
 
 export const organizationRoutes: ApiPlugin = async (app, { deps, authenticator }) => {

@@ -10,6 +10,7 @@ import {
 import { scope } from '../domain/scopes.js';
 import { organizationAccessOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
+import { REJECT_UNKNOWN_FIELDS } from '../server/validation.js';
 import type { ApiPlugin } from './context.js';
 import { OrganizationIdParams, ProjectIdParams } from './schemas/common.js';
 import { Team, TeamInput, toTeam } from './schemas/teams.js';
@@ -17,9 +18,7 @@ import { Team, TeamInput, toTeam } from './schemas/teams.js';
 const tags = ['projects'];
 const CreateBody = Type.Object(
   { ...TeamInput.properties, name: Type.String({ maxLength: 200 }) },
-  {
-    additionalProperties: false,
-  },
+  { additionalProperties: false, ...REJECT_UNKNOWN_FIELDS },
 );
 
 /** Burrow has one environment per project, so both path families name the same object. */

@@ -122,13 +122,26 @@ export const recordingRoutes: ApiPlugin = async (app, { deps }) => {
         schema: {
           tags,
           summary:
-            'Without `source`: the blobs of rrweb data; with `source=blob&blob_key=…`: one blob as JSON lines',
+            'Without `source`: the blob_v2 blocks of rrweb data; with `source=blob_v2&start_blob_key=i&end_blob_key=j`: those blocks as JSONL `[window_id, event]`',
           params: IdParams,
           querystring: Type.Object({
-            source: Type.Optional(Type.String()),
-            blob_key: Type.Optional(Type.String()),
+            source: Type.Optional(Type.String({ maxLength: 20 })),
+            blob_key: Type.Optional(Type.String({ maxLength: 200 })),
+            start_blob_key: Type.Optional(Type.String({ maxLength: 20 })),
+            end_blob_key: Type.Optional(Type.String({ maxLength: 20 })),
+            decompress: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description: 'Default true; false answers length-prefixed Snappy blocks',
+              }),
+            ),
           }),
-          response: { 200: Type.Union([Sources, Type.String({ description: 'JSON lines' })]) },
+          response: {
+            200: Type.Union([
+              Sources,
+              Type.String({ description: 'application/jsonl, or application/octet-stream' }),
+            ]),
+          },
         },
       },
       async (request, reply) => {
@@ -137,11 +150,17 @@ export const recordingRoutes: ApiPlugin = async (app, { deps }) => {
           projectAccessOf(request),
           request.params.id,
           request.query,
+          principalOf(request).key !== null,
         );
         if (answer.kind === 'sources') return { sources: answer.sources };
-        // A Buffer skips the serializer: the body is JSON lines, not one JSON document.
-        const body = Buffer.from(answer.body) as unknown as string;
-        return reply.type('application/json').header('content-disposition', 'inline').send(body);
+        reply.header('content-disposition', 'inline');
+        // A Buffer skips the serializer: these bodies are not one JSON document.
+        if (answer.kind === 'blob') {
+          return reply.type('application/json').send(Buffer.from(answer.body) as unknown as string);
+        }
+        reply.header('cache-control', answer.closed ? 'private, max-age=3600' : 'private, no-cache');
+        const type = answer.kind === 'jsonl' ? 'application/jsonl' : 'application/octet-stream';
+        return reply.type(type).send(answer.body as unknown as string);
       },
     );
   }

@@ -1,12 +1,11 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorBody } from '../api/schemas/common.js';
 import { describeScope, PUBLIC } from '../domain/scopes.js';
-import { BURROW_LOGO_SVG } from './burrow-logo.js';
 import { REQUEST_EXAMPLES } from './openapi-examples.js';
 import { registerRedoc } from './redoc.js';
+import { registerLazySwaggerUi } from './swagger-ui.js';
 
 const DOCS_PREFIX = '/api/schema/';
 
@@ -55,8 +54,10 @@ function documentedBody(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(documentedBody);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
+  const refuses = (schema as { rejectUnknownFields?: boolean }).rejectUnknownFields === true;
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'rejectUnknownFields') continue;
+    if (key === 'additionalProperties' && value === false && !refuses) continue;
     out[key] = typeof value === 'object' ? documentedBody(value) : value;
   }
   return out;
@@ -70,13 +71,17 @@ type OpenApiDocument = {
 };
 
 const UNKNOWN_FIELDS = 'Unknown fields are ignored, so an object read from the API can be sent back.';
+const REFUSED_FIELDS =
+  "A field not listed is a 400 naming it; PostHog's read-only fields are listed and ignored, so an object read from the API can be sent back.";
 
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
     transform: ({ schema, url }) => {
       if (!schema?.body) return { schema, url };
+      const refuses = (schema.body as { rejectUnknownFields?: boolean }).rejectUnknownFields === true;
       const body = documentedBody(schema.body) as Record<string, unknown>;
-      body.description = body.description ? `${body.description} ${UNKNOWN_FIELDS}` : UNKNOWN_FIELDS;
+      const note = refuses ? REFUSED_FIELDS : UNKNOWN_FIELDS;
+      body.description = body.description ? `${body.description} ${note}` : note;
       return { schema: { ...schema, body }, url };
     },
     // Examples go in once the document is built: given to the generator inside the body schema,
@@ -107,12 +112,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: `${DOCS_PREFIX}swagger-ui`,
-    logLevel: 'warn',
-    // Burrow's own logo in place of the library's (the page is Burrow's API, not Fastify's).
-    logo: { type: 'image/svg+xml', content: Buffer.from(BURROW_LOGO_SVG), href: `${DOCS_PREFIX}swagger-ui/` },
-  });
+  registerLazySwaggerUi(app, `${DOCS_PREFIX}swagger-ui`);
   registerRedoc(app, DOCS_PREFIX);
   app.get(
     DOCS_PREFIX,

@@ -267,16 +267,38 @@ describe(`errors (${backend})`, () => {
       expectError(res, 400, invalid('Expected a list of items but got type "str".', 'scopes', 'not_a_list'));
     });
 
-    it('ignores unknown body fields', async () => {
-      const res = await h.request('POST', '/api/organizations/', {
-        body: { name: 'Extra fields org', slug: 'forced-slug', id: 'x', unknown: { deep: true } },
+    it('ignores unknown body fields where the route does not refuse them', async () => {
+      const res = await h.request('POST', `/api/projects/${h.boot.project_id}/annotations/`, {
+        body: {
+          content: 'Extra fields',
+          date_marker: '2024-01-01T00:00:00Z',
+          id: 7_777_777,
+          unknown: { deep: true },
+        },
       });
       expect(res.statusCode).toBe(201);
       const body = res.json();
-      expect(body.name).toBe('Extra fields org');
-      expect(body.slug).toBe('extra-fields-org');
-      expect(body.id).not.toBe('x');
+      expect(body.content).toBe('Extra fields');
+      expect(body.id).not.toBe(7_777_777);
       expect(body).not.toHaveProperty('unknown');
+    });
+
+    it('refuses unknown fields by name on organizations and projects, ignoring their read-only ones', async () => {
+      const res = await h.request('POST', '/api/organizations/', {
+        body: { name: 'Extra fields org', slug: 'forced-slug', id: 'x', unknown: { deep: true } },
+      });
+      expectError(res, 400, {
+        type: 'validation_error',
+        code: 'unsupported_field',
+        detail: 'This field is not supported.',
+        attr: 'unknown',
+      });
+      const ok = await h.request('POST', '/api/organizations/', {
+        body: { name: 'Extra fields org', slug: 'forced-slug', id: 'x' },
+      });
+      expect(ok.statusCode).toBe(201);
+      expect(ok.json().slug).toBe('extra-fields-org');
+      expect(ok.json().id).not.toBe('x');
     });
 
     it('validates query strings too', async () => {
@@ -389,9 +411,9 @@ describe(`body limit (${backend})`, () => {
   it('accepts a body just under the limit', async () => {
     const body = JSON.stringify({ name: 'small', padding: 'x'.repeat(1900) });
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(2048);
-    const res = await h.request('POST', '/api/organizations/', { body, headers: JSON_TYPE });
+    const url = `/api/projects/${h.boot.project_id}/annotations/`;
+    const res = await h.request('POST', url, { body, headers: JSON_TYPE });
     expect(res.statusCode).toBe(201);
-    expect(res.json().name).toBe('small');
   });
 
   it('counts bytes, not characters', async () => {

@@ -242,6 +242,34 @@ describe(`organizations (${backend})`, () => {
       expect({ ...res.json(), updated_at: null }).toEqual({ ...before, updated_at: null });
     });
 
+    it('ignores the read-only fields of an object read back, refuses an unknown field by name', async () => {
+      const owner = await h.owner('Round trip');
+      const url = `/api/organizations/${owner.organizationId}/`;
+      const before = (await h.request('GET', url, { key: owner.key })).json();
+      const back = await h.request('PATCH', url, {
+        key: owner.key,
+        body: { ...before, name: 'Round trip 2' },
+      });
+      expect(back.statusCode).toBe(200);
+      expect({ ...back.json(), updated_at: null }).toEqual({
+        ...before,
+        name: 'Round trip 2',
+        updated_at: null,
+      });
+      for (const body of [{ is_ai_data_processing_approved: true }, { members_can_invite: false }]) {
+        const res = await h.request('PATCH', url, { key: owner.key, body });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toEqual({
+          type: 'validation_error',
+          code: 'unsupported_field',
+          detail: 'This field is not supported.',
+          attr: Object.keys(body)[0],
+        });
+      }
+      const twoFactor = await h.request('PATCH', url, { key: owner.key, body: { enforce_2fa: true } });
+      expect(twoFactor.json()).toMatchObject({ code: 'invalid_choice', attr: 'enforce_2fa' });
+    });
+
     it('validates the name', async () => {
       const url = `/api/organizations/${h.boot.organization_id}/`;
       const blank = await h.request('PATCH', url, { body: { name: ' ' } });

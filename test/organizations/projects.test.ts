@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, MEMBER } from '../../src/domain/organizations/levels.js';
+import { TEAM_SETTING_DEFAULTS } from '../../src/domain/organizations/team-settings.js';
 import { TEAM_TABLES } from '../../src/store/events/team-data.js';
 import { DENIED, INSUFFICIENT, ISO, NOT_FOUND, UUID } from '../helpers/bodies.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
@@ -72,6 +73,7 @@ describe(`projects (${backend})`, () => {
         },
         person_on_events_querying_enabled: false,
         access_control: false,
+        ...TEAM_SETTING_DEFAULTS,
       });
       expect(Number.isInteger(project.id)).toBe(true);
       expect(project.id).not.toBe(h.boot.project_id);
@@ -92,6 +94,7 @@ describe(`projects (${backend})`, () => {
         test_account_filters_default_checked: true,
         api_token: 'phc_chosen_by_client',
         is_demo: true,
+        surveys_opt_in: true,
       });
       expect(project).toMatchObject({
         name: 'Configured',
@@ -101,7 +104,8 @@ describe(`projects (${backend})`, () => {
         session_recording_opt_in: true,
         test_account_filters: FILTERS,
         test_account_filters_default_checked: true,
-        is_demo: false,
+        is_demo: true,
+        surveys_opt_in: true,
       });
       expect(project.api_token).toMatch(TOKEN);
       expect(project.api_token).not.toBe('phc_chosen_by_client');
@@ -338,7 +342,7 @@ describe(`projects (${backend})`, () => {
       }
     });
 
-    it('ignores read-only fields', async () => {
+    it("ignores PostHog's read-only fields, even a whole object read back", async () => {
       const project = await create('Read only');
       const res = await h.request('PATCH', `/api/projects/${project.id}/`, {
         body: {
@@ -346,12 +350,99 @@ describe(`projects (${backend})`, () => {
           uuid: '00000000-0000-0000-0000-000000000000',
           api_token: 'phc_attacker',
           organization: '00000000-0000-0000-0000-000000000000',
-          is_demo: true,
-          access_control: true,
+          secret_api_token: 'phs_x',
+          live_events_token: 'x',
+          group_types: [],
+          effective_membership_level: 8,
+          access_control: false,
         },
       });
       expect(res.statusCode).toBe(200);
       expect({ ...res.json(), updated_at: project.updated_at }).toEqual(project);
+      const back = await h.request('PATCH', `/api/projects/${project.id}/`, { body: res.json() });
+      expect(back.statusCode).toBe(200);
+      expect({ ...back.json(), updated_at: project.updated_at }).toEqual(project);
+    });
+
+    it('refuses a field it neither stores nor ignores, naming it, and changes nothing', async () => {
+      const project = await create('Unknown fields');
+      for (const body of [
+        { name: 'renamed', not_a_posthog_field: 1 },
+        { name: 'renamed', revenue_analytics_config: { base_currency: 'EUR' } },
+        { name: 'renamed', cookieless_server_hash_mode: 2 },
+      ]) {
+        const res = await h.request('PATCH', `/api/projects/${project.id}/`, { body });
+        expect(res.statusCode).toBe(400);
+        const field = Object.keys(body)[1];
+        expect(res.json()).toEqual({
+          type: 'validation_error',
+          code: 'unsupported_field',
+          detail: 'This field is not supported.',
+          attr: field,
+        });
+      }
+      const created = await h.request('POST', '/api/organizations/@current/projects/', {
+        body: { name: 'x', heatmap_opt_in: true },
+      });
+      expect(created.json()).toMatchObject({ code: 'unsupported_field', attr: 'heatmap_opt_in' });
+      const denied = await h.request('PATCH', `/api/projects/${project.id}/`, {
+        body: { access_control: true },
+      });
+      expect(denied.json()).toMatchObject({ code: 'invalid_input', attr: 'access_control' });
+      expect((await h.request('GET', `/api/projects/${project.id}/`)).json()).toEqual(project);
+    });
+
+    it("stores and returns PostHog's plain settings, with PostHog's defaults until written", async () => {
+      const project = await create('Settings');
+      expect(project).toMatchObject({
+        surveys_opt_in: null,
+        heatmaps_opt_in: null,
+        capture_dead_clicks: false,
+        autocapture_opt_out: false,
+        capture_console_log_opt_in: true,
+        data_attributes: ['data-attr'],
+        session_recording_sample_rate: null,
+        session_recording_url_trigger_config: [],
+        is_demo: false,
+      });
+      const url = `/api/projects/${project.id}/`;
+      const settings = {
+        surveys_opt_in: true,
+        heatmaps_opt_in: true,
+        capture_dead_clicks: true,
+        autocapture_exceptions_opt_in: true,
+        autocapture_opt_out: true,
+        session_recording_minimum_duration_milliseconds: 2000,
+        session_recording_linked_flag: { id: 1, key: 'beta' },
+        session_recording_url_trigger_config: [{ url: '/checkout', matching: 'regex' }],
+        session_recording_trigger_match_type_config: 'any',
+        app_urls: ['https://shop.example'],
+        recording_domains: ['https://shop.example'],
+        has_completed_onboarding_for: { product_analytics: true },
+        business_model: 'b2c',
+        is_demo: true,
+      };
+      const res = await h.request('PATCH', url, {
+        body: { ...settings, session_recording_sample_rate: 0.5 },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ ...settings, session_recording_sample_rate: '0.50' });
+      // A later PATCH of another setting keeps these.
+      await h.request('PATCH', url, { body: { inject_web_apps: true } });
+      expect((await h.request('GET', url)).json()).toMatchObject({ ...settings, inject_web_apps: true });
+      for (const [body, attr] of [
+        [{ session_recording_sample_rate: 2 }, 'session_recording_sample_rate'],
+        [
+          { session_recording_minimum_duration_milliseconds: 40_000 },
+          'session_recording_minimum_duration_milliseconds',
+        ],
+        [{ surveys_opt_in: 'yes' }, 'surveys_opt_in'],
+        [{ business_model: 'b2x' }, 'business_model'],
+      ] as const) {
+        const bad = await h.request('PATCH', url, { body });
+        expect(bad.statusCode).toBe(400);
+        expect(bad.json().attr).toBe(attr);
+      }
     });
 
     it('lets a member patch', async () => {

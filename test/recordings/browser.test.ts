@@ -160,11 +160,13 @@ describe.skipIf(!hasChromium)(`playlists over posthog-js recordings (${backend})
 
     const { sources } = (await h.request('GET', `${recordings}${buyer}/snapshots/`)).json();
     expect(sources.length).toBeGreaterThan(0);
+    expect(sources.every((s: { source: string }) => s.source === 'blob_v2')).toBe(true);
     const blob = await h.request(
       'GET',
-      `${recordings}${buyer}/snapshots/?source=blob&blob_key=${sources[0].blob_key}`,
+      `${recordings}${buyer}/snapshots/?source=blob_v2&start_blob_key=0&end_blob_key=${sources.length - 1}`,
     );
-    const events = blob.body.split('\n').flatMap((line) => JSON.parse(line).data as Array<{ type: number }>);
+    expect(blob.headers['content-type']).toBe('application/jsonl');
+    const events = blob.body.split('\n').map((line) => JSON.parse(line)[1] as { type: number });
     // A full DOM snapshot (posthog-js compresses it; served as stored) and the typed text.
     expect(events.some((e) => e.type === 2)).toBe(true);
     expect(events.some((e) => JSON.stringify(e).includes('"text":"shoes 2"'))).toBe(true);

@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
+import { teamSettings } from '../../domain/organizations/team-settings.js';
 import { effectiveModifiers } from '../../domain/query/hogql-runner.js';
+import { REJECT_UNKNOWN_FIELDS } from '../../server/validation.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { DateTime, Nullable, Uuid } from './common.js';
+import { settingsOut, TeamReadOnlyInput, TeamSettingsInput, TeamSettingsOutput } from './team-settings.js';
 
 export const Team = Type.Object({
   id: Type.Integer(),
@@ -32,11 +35,22 @@ export const Team = Type.Object({
     description: 'Whether person properties are read from the events (point in time) by default',
   }),
   access_control: Type.Boolean(),
+  ...TeamSettingsOutput,
 });
 
-/** Writable project fields; anything else in the body is ignored. */
+/**
+ * Writable project fields: Burrow's own, PostHog's stored settings, and PostHog's read-only fields
+ * (ignored, as DRF ignores them). Any other field is a 400 naming it: a setting silently dropped
+ * looks saved to the client that sent it.
+ */
 export const TeamInput = Type.Object(
   {
+    ...TeamReadOnlyInput,
+    ...TeamSettingsInput,
+    is_demo: Type.Optional(Type.Boolean()),
+    access_control: Type.Optional(
+      Type.Boolean({ description: 'Only false: Burrow has no per-project access control' }),
+    ),
     name: Type.Optional(Type.String({ maxLength: 200 })),
     timezone: Type.Optional(Type.String()),
     week_start_day: Type.Optional(Nullable(Type.Integer())),
@@ -46,7 +60,7 @@ export const TeamInput = Type.Object(
     test_account_filters_default_checked: Type.Optional(Type.Boolean()),
     modifiers: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...REJECT_UNKNOWN_FIELDS },
 );
 
 export const TeamBasic = Type.Object({
@@ -83,5 +97,6 @@ export function toTeam(team: TeamRecord) {
       defaults.personsOnEventsMode === 'person_id_override_properties_on_events' ||
       defaults.personsOnEventsMode === 'person_id_no_override_properties_on_events',
     access_control: false,
+    ...settingsOut(teamSettings(team.settings)),
   };
 }

@@ -16,6 +16,7 @@ import type { Deps } from '../deps.js';
 import { newProjectApiToken, newUuid } from '../ids.js';
 import { choice, text, timezone } from '../validate.js';
 import { ADMIN } from './levels.js';
+import { settingsPatch } from './team-settings.js';
 
 export interface ProjectInput {
   name?: string;
@@ -26,6 +27,10 @@ export interface ProjectInput {
   test_account_filters?: unknown[];
   test_account_filters_default_checked?: boolean;
   modifiers?: Record<string, unknown> | null;
+  is_demo?: boolean;
+  access_control?: boolean;
+  /** PostHog settings (team-settings.ts) and ignored read-only fields. */
+  [setting: string]: unknown;
 }
 
 export const insufficientLevel = () => permissionDenied('Your organization access level is insufficient.');
@@ -52,6 +57,11 @@ function teamModifiers(input: Record<string, unknown> | null): Record<string, un
 }
 
 function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
+  if (input.access_control === true)
+    throw validationError(
+      'Burrow has no per-project access control; only false is accepted.',
+      'access_control',
+    );
   return {
     name: input.name === undefined ? undefined : text(input.name, 'name', 200),
     timezone: input.timezone === undefined ? undefined : timezone(input.timezone),
@@ -64,6 +74,8 @@ function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
     testAccountFilters: input.test_account_filters,
     testAccountFiltersDefaultChecked: input.test_account_filters_default_checked,
     modifiers: input.modifiers === undefined ? undefined : teamModifiers(input.modifiers),
+    isDemo: input.is_demo,
+    settings: settingsPatch(input),
     updatedAt,
   };
 }
@@ -85,10 +97,11 @@ export async function insertProject(
     weekStartDay: patch.weekStartDay ?? null,
     sessionRecordingOptIn: patch.sessionRecordingOptIn ?? false,
     anonymizeIps: patch.anonymizeIps ?? false,
-    isDemo: false,
+    isDemo: patch.isDemo ?? false,
     testAccountFilters: patch.testAccountFilters ?? [],
     testAccountFiltersDefaultChecked: patch.testAccountFiltersDefaultChecked ?? false,
     modifiers: patch.modifiers ?? null,
+    settings: patch.settings ?? null,
     createdAt: at,
     updatedAt: at,
   });

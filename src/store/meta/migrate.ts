@@ -15,6 +15,7 @@ import * as m0015 from './migrations/0015_definitions.js';
 import * as m0016 from './migrations/0016_cohorts.js';
 import * as m0020 from './migrations/0020_insights_dashboards.js';
 import * as m0030 from './migrations/0030_team_modifiers.js';
+import * as m0034 from './migrations/0034_team_settings.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0016_cohorts': m0016,
   '0020_insights_dashboards': m0020,
   '0030_team_modifiers': m0030,
+  '0034_team_settings': m0034,
 };
 
 class InCodeMigrations implements MigrationProvider {

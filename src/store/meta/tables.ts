@@ -45,6 +45,7 @@ export interface TeamsTable {
   test_account_filters: Json;
   test_account_filters_default_checked: Bool;
   modifiers: Json | null;
+  settings: Json | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -17,6 +17,8 @@ export interface TeamRecord {
   testAccountFiltersDefaultChecked: boolean;
   /** Default HogQL modifiers (PostHog's `team.modifiers`); null: none. */
   modifiers: Record<string, unknown> | null;
+  /** PostHog settings stored as written (domain/organizations/team-settings.ts); null: none. */
+  settings: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -33,8 +35,13 @@ export type TeamPatch = Partial<
     | 'testAccountFilters'
     | 'testAccountFiltersDefaultChecked'
     | 'modifiers'
+    | 'isDemo'
   >
-> & { updatedAt: string };
+> & {
+  updatedAt: string;
+  /** Settings to merge into the stored ones, key by key. */
+  settings?: Record<string, unknown>;
+};
 
 type Row = {
   id: number;
@@ -50,6 +57,7 @@ type Row = {
   test_account_filters: unknown;
   test_account_filters_default_checked: boolean | number;
   modifiers: unknown;
+  settings: unknown;
   created_at: Date | string;
   updated_at: Date | string;
 };
@@ -69,6 +77,7 @@ function toRecord(row: Row): TeamRecord {
     testAccountFilters: json<unknown[]>(row.test_account_filters) ?? [],
     testAccountFiltersDefaultChecked: bool(row.test_account_filters_default_checked),
     modifiers: row.modifiers === null || row.modifiers === undefined ? null : json(row.modifiers),
+    settings: row.settings === null || row.settings === undefined ? null : json(row.settings),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -102,6 +111,7 @@ export async function insertTeam(db: MetaDb, team: NewTeam): Promise<TeamRecord>
       test_account_filters: toJson(team.testAccountFilters),
       test_account_filters_default_checked: team.testAccountFiltersDefaultChecked,
       modifiers: team.modifiers === null ? null : toJson(team.modifiers),
+      settings: team.settings === null ? null : toJson(team.settings),
       created_at: team.createdAt,
       updated_at: team.updatedAt,
     })
@@ -111,6 +121,21 @@ export async function insertTeam(db: MetaDb, team: NewTeam): Promise<TeamRecord>
 }
 
 export async function updateTeam(db: MetaDb, id: number, patch: TeamPatch): Promise<void> {
+  // Settings merge into what is stored; read and written in one transaction so that two PATCHes
+  // of different settings both land.
+  if (patch.settings) {
+    const settings = patch.settings;
+    await db.transaction().execute(async (tx) => {
+      const row = await tx.selectFrom('teams').select('settings').where('id', '=', id).executeTakeFirst();
+      const stored = row?.settings ? (json(row.settings) as Record<string, unknown>) : {};
+      await writeTeam(tx, id, { ...patch, settings: { ...stored, ...settings } });
+    });
+    return;
+  }
+  await writeTeam(db, id, patch);
+}
+
+async function writeTeam(db: MetaDb, id: number, patch: TeamPatch): Promise<void> {
   await db
     .updateTable('teams')
     .set({
@@ -124,6 +149,8 @@ export async function updateTeam(db: MetaDb, id: number, patch: TeamPatch): Prom
       test_account_filters_default_checked: patch.testAccountFiltersDefaultChecked,
       modifiers:
         patch.modifiers === undefined ? undefined : patch.modifiers === null ? null : toJson(patch.modifiers),
+      is_demo: patch.isDemo,
+      settings: patch.settings === undefined ? undefined : toJson(patch.settings),
       updated_at: patch.updatedAt,
     })
     .where('id', '=', id)

@@ -140,21 +140,24 @@ interface Player {
   iframe: HTMLIFrameElement;
 }
 
-/** Fetches every snapshot blob of a recording, in time order, as plain rrweb events. */
+/** Blocks per snapshot request: PostHog's (and Burrow's) cap for a logged-in user. */
+const BLOCKS_PER_REQUEST = 100;
+
+/** Fetches every blob_v2 block of a recording, in time order, as plain rrweb events. */
 async function loadSnapshots(projectId: number, id: string, signal: AbortSignal): Promise<RRWebEvent[]> {
   const base = `/api/environments/${projectId}/session_recordings/${encodeURIComponent(id)}/snapshots/`;
   const { sources } = await get<{ sources: { source: string; blob_key: string }[] }>(base, signal);
+  const keys = sources.filter((s) => s.source === 'blob_v2').map((s) => s.blob_key);
   const events: RRWebEvent[] = [];
-  for (const source of sources) {
-    const res = await fetch(`${base}?source=blob&blob_key=${encodeURIComponent(source.blob_key)}`, {
-      signal,
-      credentials: 'same-origin',
-    });
+  for (let i = 0; i < keys.length; i += BLOCKS_PER_REQUEST) {
+    const range = keys.slice(i, i + BLOCKS_PER_REQUEST);
+    const query = `source=blob_v2&start_blob_key=${range[0]}&end_blob_key=${range[range.length - 1]}`;
+    const res = await fetch(`${base}?${query}`, { signal, credentials: 'same-origin' });
     if (!res.ok) throw new Error(`Snapshot data could not be read (${res.status}).`);
     for (const line of (await res.text()).split('\n')) {
       if (!line.trim()) continue;
-      const { data } = JSON.parse(line) as { data: RRWebEvent[] };
-      for (const event of data) events.push(await decompress(event));
+      const [, event] = JSON.parse(line) as [string, RRWebEvent];
+      events.push(await decompress(event));
     }
   }
   return events.sort((a, b) => a.timestamp - b.timestamp);
