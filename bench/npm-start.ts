@@ -36,7 +36,7 @@ const TICK_MS = 10; // USER_HZ = 100 on Linux
 
 /**
  * CPU ms spent so far by the process group `pgid`: its live processes plus the children they
- * waited for (npm's prestart). On a loaded machine this moves far less than wall time.
+ * waited for (a build, when one runs). On a loaded machine this moves far less than wall time.
  */
 function groupCpuMs(pgid: number): number {
   let ticks = 0;

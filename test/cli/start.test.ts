@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -49,10 +49,66 @@ describe('npm start and npx burrow', () => {
       expect(spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT }).status).toBe(0);
     const before = mtimes();
     const started = Date.now();
-    const prestart = spawnSync('npm', ['run', '--silent', 'prestart'], { cwd: ROOT, encoding: 'utf8' });
-    expect(prestart.status, prestart.stderr).toBe(0);
+    // scripts/start.mjs runs this check in the server's own process (no npm `prestart`).
+    const check = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "(await import('./scripts/ensure-built.mjs')).ensureBuilt()"],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(check.status, check.stderr).toBe(0);
     expect(mtimes()).toEqual(before);
-    expect(Date.now() - started).toBeLessThan(20_000); // npm's own start-up; a build would rewrite dist/
+    expect(Date.now() - started).toBeLessThan(20_000); // Node's own start-up; a build would rewrite dist/
+  }, 120_000);
+
+  // The README's command, whole: npm → scripts/start.mjs → dist/main.js in one Node process.
+  it('npm start serves /_health and stops on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'burrow-npm-start-'));
+    const schema = await freshSchema();
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        BURROW_DATA_DIR: dataDir,
+        ...(schema ? { DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema } : {}),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true, // its own process group, as a terminal or a service manager gives it
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    try {
+      let healthy = false;
+      for (let i = 0; i < 600 && !healthy && child.exitCode === null; i++) {
+        healthy = await fetch(`http://127.0.0.1:${port}/_health`)
+          .then((r) => r.ok)
+          .catch(() => false);
+        if (!healthy) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(healthy, stderr).toBe(true);
+      // SIGTERM to the group (a service manager's stop, like Ctrl-C's SIGINT from a terminal):
+      // npm's shell does not pass a signal sent to npm alone on to the server.
+      process.kill(-(child.pid as number), 'SIGTERM');
+      await exited;
+      let down = false;
+      for (let i = 0; i < 300 && !down; i++) {
+        down = await fetch(`http://127.0.0.1:${port}/_health`)
+          .then(() => false)
+          .catch(() => true);
+        if (!down) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(down, stderr).toBe(true);
+    } finally {
+      if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+      if (schema) await dropSchema(schema);
+    }
   }, 120_000);
 
   // The package's bin entry: bin/burrow.mjs, which runs the built CLI (building first if stale).
