@@ -80,7 +80,10 @@ export function installErrorHandling(
     const path = request.url.split('?')[0] ?? '/';
     const sdkFacing = !path.startsWith('/api/') && path !== '/api';
     if (sdkFacing) setCaptureCors(request, reply);
-    if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) {
+    if (
+      request.headers['content-length'] !== undefined ||
+      request.headers['transfer-encoding'] !== undefined
+    ) {
       reply.header('Connection', 'close');
     }
     const allowed = [...methods].filter((m) => m !== request.method && mirror.find(m as never, path));
