@@ -24,7 +24,12 @@ describe(`posthog-node capture v1 and captureLog (${backend})`, () => {
     const before = process.env.POSTHOG_CAPTURE_MODE;
     process.env.POSTHOG_CAPTURE_MODE = 'v1';
     try {
-      const client = new PostHog(h.boot.project_api_key, { host: base, flushAt: 50, flushInterval: 0, ...options });
+      const client = new PostHog(h.boot.project_api_key, {
+        host: base,
+        flushAt: 50,
+        flushInterval: 0,
+        ...options,
+      });
       client.on('error', (e) => errors.push(e));
       return client;
     } finally {
@@ -49,7 +54,8 @@ describe(`posthog-node capture v1 and captureLog (${backend})`, () => {
       properties: { plan: 'pro', $session_id: 'sess-1', $process_person_profile: true },
     });
     client.identify({ distinctId: 'v1-user', properties: { email: 'v1@example.com' } });
-    for (let i = 0; i < 20; i++) client.capture({ distinctId: `v1-bulk-${i % 2}`, event: 'v1 bulk', properties: { i } });
+    for (let i = 0; i < 20; i++)
+      client.capture({ distinctId: `v1-bulk-${i % 2}`, event: 'v1 bulk', properties: { i } });
     await client.shutdown();
     expect(errors).toEqual([]);
 

@@ -3,7 +3,7 @@ import { col, type TableDef } from './fields.js';
 /**
  * OpenTelemetry log records (events migration 0007), with PostHog's HogQL `logs` fields.
  * `attributes` and `resource_attributes` are JSON text, read like `events.properties`
- * (`attributes.order_id`, `resource_attributes.'service.name'`).
+ * (`attributes.order_id`, `resource_attributes['service.name']`).
  */
 export const logs: TableDef = {
   name: 'logs',
