@@ -80,8 +80,11 @@ export function registerCaptureLogs(app: FastifyInstance, options: CaptureLogsOp
       response: { 200: Type.Object({}) },
     },
   };
-  app.post('/i/v1/logs', routeOptions, handler);
-  app.options('/i/v1/logs', { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) =>
-    reply.code(204).send(),
-  );
+  // `/v1/logs` too, as PostHog's log capture serves it (OpenTelemetry exporters' default path).
+  for (const path of ['/i/v1/logs', '/v1/logs']) {
+    app.post(path, routeOptions, handler);
+    app.options(path, { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) =>
+      reply.code(204).send(),
+    );
+  }
 }

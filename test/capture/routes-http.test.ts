@@ -153,7 +153,7 @@ describe(`SDK routes: v1, logs, 404s, CORS (${backend})`, () => {
     expect(first.headers['access-control-allow-origin']).toBe(ORIGIN);
     // An SDK that lost the answer sends the same request again: the records are kept once.
     const again = await post(
-      '/i/v1/logs',
+      '/v1/logs',
       { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
       gzipSync(body),
     );
