@@ -69,7 +69,7 @@ describe(`SDK routes: v1, logs, 404s, CORS (${backend})`, () => {
     );
     expect(zipped.json()).toEqual({ results: { [uuid(3)]: { result: 'ok' } } });
     const rows = await hogql(
-      "SELECT toString(uuid), properties.$session_id, properties.$window_id, properties.$process_person_profile, properties.$cookieless_mode, properties.$lib, properties.$lib_version FROM events WHERE event = 'v1 http' ORDER BY uuid",
+      "SELECT toString(uuid), properties.$session_id, properties.$window_id, toString(properties.$process_person_profile), toString(properties.$cookieless_mode), properties.$lib, properties.$lib_version FROM events WHERE event = 'v1 http' ORDER BY uuid",
     );
     expect(rows).toEqual([
       [uuid(1), 's-1', 'w-1', 'false', 'false', 'posthog-go', '1.2.3'],

@@ -60,7 +60,7 @@ describe(`posthog-node capture v1 and captureLog (${backend})`, () => {
     expect(errors).toEqual([]);
 
     const rows = await hogql(
-      "SELECT event, properties.plan, properties.$session_id, properties.$lib, properties.$process_person_profile, person.properties.email FROM events WHERE event IN ('v1 signup') ORDER BY timestamp",
+      "SELECT event, properties.plan, properties.$session_id, properties.$lib, toString(properties.$process_person_profile), person.properties.email FROM events WHERE event IN ('v1 signup') ORDER BY timestamp",
     );
     expect(rows).toEqual([['v1 signup', 'pro', 'sess-1', 'posthog-node', 'true', 'v1@example.com']]);
     const counts = await hogql(
