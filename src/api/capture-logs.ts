@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { decodeJsonBodyAsync, missingToken } from '../capture/decode.js';
-import { logRows, protobufUnsupported } from '../capture/otlp-logs.js';
+import { logRows } from '../capture/otlp-logs.js';
+import { decodeOtlpLogsProtobufAsync } from '../capture/otlp-protobuf.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import { chTime } from '../domain/ingest/rows.js';
 import type { createTeamResolver } from '../domain/ingest/teams.js';
@@ -37,8 +38,8 @@ function tokenOf(request: FastifyRequest): string {
 }
 
 /**
- * `POST /i/v1/logs`: OpenTelemetry logs (posthog-node's `captureLog`, OTLP/HTTP JSON exporters),
- * gzip or not. Records go to the `logs` table through the same journal and durability as events;
+ * `POST /i/v1/logs`: OpenTelemetry logs (posthog-node's `captureLog`, OTLP/HTTP exporters), as JSON
+ * or protobuf (`application/x-protobuf`), gzip or not. Records go to the `logs` table through the same journal and durability as events;
  * the answer (OTLP's empty `ExportLogsServiceResponse`) is sent once they are durable.
  */
 export function registerCaptureLogs(app: FastifyInstance, options: CaptureLogsOptions): void {
@@ -46,18 +47,23 @@ export function registerCaptureLogs(app: FastifyInstance, options: CaptureLogsOp
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const team = await resolveTeam(tokenOf(request));
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type === 'application/x-protobuf' || type === 'application/protobuf') throw protobufUnsupported();
+    const protobuf = type === 'application/x-protobuf' || type === 'application/protobuf';
     const rows = await schedule(async () => {
-      const body = await decodeJsonBodyAsync(
-        {
-          method: 'POST',
-          contentType: request.headers['content-type'],
-          contentEncoding: request.headers['content-encoding'] as string | undefined,
-          query: {},
-          body: request.body as Buffer | undefined,
-        },
-        { maxDecodedBytes: Math.min(MAX_DECODED_BYTES, limits.maxDecodedBytes), maxDepth: limits.maxDepth },
-      );
+      const input = {
+        method: 'POST' as const,
+        contentType: request.headers['content-type'],
+        contentEncoding: request.headers['content-encoding'] as string | undefined,
+        query: {},
+        body: request.body as Buffer | undefined,
+      };
+      const maxDecodedBytes = Math.min(MAX_DECODED_BYTES, limits.maxDecodedBytes);
+      const body = protobuf
+        ? await decodeOtlpLogsProtobufAsync(input, {
+            maxDecodedBytes,
+            maxDepth: limits.maxDepth,
+            maxRecords: limits.maxEvents,
+          })
+        : await decodeJsonBodyAsync(input, { maxDecodedBytes, maxDepth: limits.maxDepth });
       const now = chTime(new Date().toISOString());
       const out: LogRow[] = [];
       const pause = slicer();
@@ -76,7 +82,7 @@ export function registerCaptureLogs(app: FastifyInstance, options: CaptureLogsOp
     config: { scope: PUBLIC },
     schema: {
       tags: ['capture'],
-      summary: 'Capture OpenTelemetry logs (OTLP/HTTP JSON)',
+      summary: 'Capture OpenTelemetry logs (OTLP/HTTP, JSON or protobuf)',
       response: { 200: Type.Object({}) },
     },
   };

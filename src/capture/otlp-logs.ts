@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '../errors.js';
 import { invalidPayload, tooManyEvents } from './errors.js';
 import { isObject } from './fields.js';
 
@@ -163,12 +162,3 @@ function recordId(row: Omit<LogRecordRow, 'uuid'>): string {
   // Shaped as a UUID (version 8: custom), for tools that expect one.
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((Number.parseInt(hex[16] as string, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
-
-/** OTLP over protobuf is not read here (JSON only): a clear 415 instead of a parse error. */
-export const protobufUnsupported = () =>
-  new ApiError(
-    415,
-    'invalid_request',
-    'unsupported_media_type',
-    'OTLP logs are accepted as JSON (Content-Type: application/json); protobuf is not supported.',
-  );

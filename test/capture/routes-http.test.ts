@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { logsRequest, nestedValue } from '../helpers/otlp-protobuf.js';
 
 const ORIGIN = 'https://shop.example';
 const uuid = (i: number) => `0190a0b0-0000-7000-8000-${String(i).padStart(12, '0')}`;
@@ -193,6 +194,103 @@ describe(`SDK routes: v1, logs, 404s, CORS (${backend})`, () => {
     expect(micros).toBe(123);
   });
 
+  it('stores OTLP protobuf logs as OpenTelemetry exporters send them, gzip or not', async () => {
+    const token = h.boot.project_api_key;
+    const time = BigInt(Date.now()) * 1_000_000n + 654_321n;
+    const body = logsRequest('proto-svc', 'otel-scope', [
+      {
+        time,
+        observed: time + 5n,
+        severityNumber: 13,
+        severityText: 'WARN',
+        body: { string: 'disk almost full' },
+        attributes: [
+          ['free', { int: -42n }],
+          ['big', { int: 9_007_199_254_740_993n }],
+          ['ratio', { double: 0.25 }],
+          ['ok', { bool: false }],
+          ['raw', { bytes: Buffer.from([1, 2, 3]) }],
+          ['nested', { kvlist: [['k', { array: [{ string: 'a' }, { int: 1n }] }]] }],
+        ],
+        flags: 1,
+        traceId: Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex'),
+        spanId: Buffer.from('b7ad6b7169203331', 'hex'),
+        eventName: 'disk.warning',
+      },
+      { time, body: { kvlist: [['structured', { bool: true }]] } },
+    ]);
+    const proto = { origin: ORIGIN, 'content-type': 'application/x-protobuf' };
+    const res = await post(`/i/v1/logs?token=${token}`, proto, body);
+    expect([res.statusCode, res.body]).toEqual([200, '{}']);
+    expect(res.headers['access-control-allow-origin']).toBe(ORIGIN);
+    const zipped = await post(
+      `/i/v1/logs?token=${token}`,
+      { ...proto, 'content-encoding': 'gzip' },
+      gzipSync(body),
+    );
+    expect(zipped.statusCode).toBe(200);
+    const rows = await hogql(
+      "SELECT body, level, severity_text, trace_id, span_id, trace_flags, event_name, attributes.free, attributes.big, attributes.ratio, attributes.ok, attributes.raw, attributes.nested.k, instrumentation_scope, toUnixTimestamp64Micro(timestamp) % 1000000, dateDiff('microsecond', timestamp, observed_timestamp) FROM logs WHERE service_name = 'proto-svc' ORDER BY body",
+    );
+    expect(rows).toEqual([
+      [
+        'disk almost full',
+        'warn',
+        'WARN',
+        '0af7651916cd43dd8448eb211c80319c',
+        'b7ad6b7169203331',
+        1,
+        'disk.warning',
+        '-42',
+        '9007199254740993',
+        '0.25',
+        'false',
+        'AQID',
+        '["a",1]',
+        'otel-scope',
+        Number((time / 1000n) % 1_000_000n),
+        0,
+      ],
+      [
+        '{"structured":true}',
+        'info',
+        '',
+        '',
+        '',
+        0,
+        '',
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        'otel-scope',
+        expect.any(Number),
+        0,
+      ],
+    ]);
+    const bad: Array<[Buffer, number, string]> = [
+      [body.subarray(0, body.length - 3), 400, 'invalid_payload'],
+      [Buffer.from([0x0b]), 400, 'invalid_payload'],
+      [logsRequest('x', 'y', [{ bodyBytes: nestedValue(300) }]), 400, 'invalid_payload'],
+      [
+        logsRequest(
+          'x',
+          'y',
+          Array.from({ length: h.config.captureMaxEvents + 1 }, () => ({})),
+        ),
+        413,
+        'too_many_events',
+      ],
+    ];
+    for (const [payload, status, code] of bad) {
+      const answer = await post(`/i/v1/logs?token=${token}`, proto, payload);
+      expect([answer.statusCode, answer.json().code]).toEqual([status, code]);
+      expect(answer.headers['access-control-allow-origin']).toBe(ORIGIN);
+    }
+  });
+
   it('refuses bad logs requests with clear errors and CORS', async () => {
     const token = h.boot.project_api_key;
     const json = { origin: ORIGIN, 'content-type': 'application/json' };
@@ -210,8 +308,8 @@ describe(`SDK routes: v1, logs, 404s, CORS (${backend})`, () => {
       ],
       [
         `/i/v1/logs?token=${token}`,
-        { ...json, 'content-type': 'application/x-protobuf' },
-        'x',
+        { ...json, 'content-encoding': 'zstd' },
+        '{}',
         415,
         'unsupported_media_type',
       ],
