@@ -8,6 +8,8 @@ import type { createTeamResolver } from '../domain/ingest/teams.js';
 import { PUBLIC } from '../domain/scopes.js';
 import { createGate, mapInSlices } from '../domain/slices.js';
 import { installCaptureCors } from './capture-cors.js';
+import { registerCaptureLogs } from './capture-logs.js';
+import { registerCaptureV1 } from './capture-v1.js';
 import type { ApiPlugin } from './context.js';
 
 export interface CaptureOptions {
@@ -102,4 +104,8 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
       reply.code(204).send(),
     );
   }
+  // The v1 events route and OpenTelemetry logs: same parser, CORS, decoding slots and sink.
+  const schedule = <T>(work: () => Promise<T>) => gate.run(work);
+  registerCaptureV1(app, { pipeline, resolveTeam, limits, schedule });
+  registerCaptureLogs(app, { pipeline, resolveTeam, limits, schedule });
 };

@@ -71,6 +71,11 @@ export const staticRoutes: ApiPlugin<{
   hasFlags: (team: TeamRecord) => Promise<boolean>;
 }> = async (app, { resolveTeam, hasFlags }) => {
   const schema = (summary: string, params: TSchema = File) => ({ tags: ['static'], summary, params });
+  // Scripts carry no credentials: `*` on every answer, a 404 or a 401 for an unknown token too.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('Access-Control-Allow-Origin', '*');
+    done();
+  });
   app.get(
     '/static/:file',
     { config: { scope: PUBLIC }, schema: schema('A posthog-js bundle') },

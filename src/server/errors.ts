@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { setCaptureCors } from '../api/capture-cors.js';
 import { ApiError } from '../errors.js';
 import { validationToApiError } from './validation.js';
 
@@ -66,9 +67,34 @@ export function installErrorHandling(
     }
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  /**
+   * A path no route serves is answered from `onRequest`, before the body is read: parsing first
+   * made an SDK posting JSON to a route Burrow lacks get a 400 `parse_error` (which SDKs treat as
+   * final and drop the data) instead of the 404 (or 405) it can retry or report, and a large body
+   * was read for nothing. The connection is closed when a body was announced, so it is never read.
+   * Outside `/api/` the answer carries capture's CORS headers (browsers call SDK paths from other
+   * sites and must be able to read the 404), and a preflight there is allowed, as PostHog's
+   * capture allows it on any path; `/api/` keeps the same-origin rules of the console.
+   */
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
+    const sdkFacing = !path.startsWith('/api/') && path !== '/api';
+    if (sdkFacing) setCaptureCors(request, reply);
+    if (
+      request.headers['content-length'] !== undefined ||
+      request.headers['transfer-encoding'] !== undefined
+    ) {
+      reply.header('Connection', 'close');
+    }
     const allowed = [...methods].filter((m) => m !== request.method && mirror.find(m as never, path));
+    if (
+      sdkFacing &&
+      request.method === 'OPTIONS' &&
+      request.headers.origin &&
+      request.headers['access-control-request-method']
+    ) {
+      return reply.code(204).send();
+    }
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
       return send(
@@ -77,7 +103,13 @@ export function installErrorHandling(
       );
     }
     return send(reply, new ApiError(404, 'invalid_request', 'not_found', 'Not found.'));
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
+    // Answered here: the lifecycle stops, and no body parser runs.
+    notFound(request, reply);
   });
+  app.setNotFoundHandler(notFound);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = error instanceof ApiError ? error : fromFastify(error, request, options.bodyLimit);

@@ -8,14 +8,23 @@ export const TABLES: ReadonlyArray<readonly [keyof WriteSet, string]> = [
   ['events', 'events'],
   ['snapshots', 'session_replay_snapshots'],
   ['replay', 'session_replay_events_ingest'],
+  ['logs', 'logs'],
 ];
+
+/** Parts of a record written before `logs` was added: such records are still read. */
+const LEGACY_PARTS = 6;
 
 /**
  * Tables where inserting a row twice counts it twice. `events` rows are dropped by uuid when a
  * batch may already be in; the person and group tables keep the highest version of a row, so a
  * second copy changes nothing.
  */
-export const COUNTED = new Set(['events', 'session_replay_snapshots', 'session_replay_events_ingest']);
+export const COUNTED = new Set([
+  'events',
+  'session_replay_snapshots',
+  'session_replay_events_ingest',
+  'logs',
+]);
 
 /**
  * One request's write set as the engine takes it: every table's rows as JSONEachRow bytes (events
@@ -30,8 +39,8 @@ export interface JournalEntry {
 
 const EMPTY = Buffer.alloc(0);
 
-function lines(rows: readonly object[]): Buffer {
-  if (rows.length === 0) return EMPTY;
+function lines(rows: readonly object[] | undefined): Buffer {
+  if (!rows || rows.length === 0) return EMPTY;
   let text = '';
   for (const row of rows) text += `${JSON.stringify(row)}\n`;
   return Buffer.from(text);
@@ -39,7 +48,9 @@ function lines(rows: readonly object[]): Buffer {
 
 export function entryOf(set: WriteSet, rows: number): JournalEntry {
   return {
-    parts: TABLES.map(([part]) => (part === 'events' ? set.events : lines(set[part] as object[]))),
+    parts: TABLES.map(([part]) =>
+      part === 'events' ? set.events : lines(set[part] as object[] | undefined),
+    ),
     rows,
   };
 }
@@ -55,14 +66,25 @@ export function encodeEntry(entry: JournalEntry): Buffer[] {
 
 export function decodeEntry(payload: Buffer): JournalEntry {
   const rows = payload.readUInt32LE(0);
-  let offset = 4 * (1 + TABLES.length);
-  const parts = TABLES.map((_, i) => {
-    const length = payload.readUInt32LE(4 * (i + 1));
-    const part = payload.subarray(offset, offset + length);
-    offset += length;
-    return part;
-  });
-  return { parts, rows };
+  // The layout whose lengths add up to the record: the current one, or one from before `logs`
+  // (the two can never both fit, a longer header would need a negative length).
+  for (const count of [TABLES.length, LEGACY_PARTS]) {
+    const header = 4 * (1 + count);
+    if (payload.length < header) continue;
+    let total = header;
+    for (let i = 0; i < count; i++) total += payload.readUInt32LE(4 * (i + 1));
+    if (total !== payload.length) continue;
+    let offset = header;
+    const parts = TABLES.map((_, i) => {
+      if (i >= count) return EMPTY;
+      const length = payload.readUInt32LE(4 * (i + 1));
+      const part = payload.subarray(offset, offset + length);
+      offset += length;
+      return part;
+    });
+    return { parts, rows };
+  }
+  throw new Error('A capture journal record matches no known layout.');
 }
 
 /** `(team_id, uuid)` of each encoded event line (`eventLine` writes the uuid first). */

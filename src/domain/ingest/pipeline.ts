@@ -1,4 +1,5 @@
 import { concatInSlices } from '../../capture/concat.js';
+import type { LogRow } from '../../store/events/rows.js';
 import type { EventsStore } from '../../store/events/store.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { isSerializationFailure, isUniqueViolation } from '../../store/meta/errors.js';
@@ -16,6 +17,8 @@ import { RecentUuids } from './recent-uuids.js';
 import { isSnapshot, replayRows } from './replay.js';
 import { type CaptureEvent, chTime, eventLine, rowsIn, type WriteSet, writeSet } from './rows.js';
 import type { IngestSink } from './sink.js';
+
+const NO_REPLAY = { summaries: [], snapshots: [] };
 
 export interface IngestDeps {
   meta: MetaDb;
@@ -41,7 +44,7 @@ export function createWriter(events: EventsStore) {
         if (body.length > 0) await events.insertEncoded(table, body);
         continue;
       }
-      const rows = sets.flatMap((s) => s[part] as object[]);
+      const rows = sets.flatMap((s) => (s[part] as object[] | undefined) ?? []);
       if (rows.length > 0) await events.insert(table, rows);
     }
   };
@@ -120,6 +123,16 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         team.id,
         fresh.map((e) => e.uuid),
       );
+    },
+    /**
+     * OpenTelemetry log records: no person work, the same sink (journal, durability, 503 when too
+     * much waits) as events; settles once they are durable.
+     */
+    async ingestLogs(team: TeamRecord, logs: LogRow[]): Promise<void> {
+      if (logs.length === 0) return;
+      if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
+      const set: WriteSet = { ...writeSet(Buffer.alloc(0), 0, emptyChanges(), NO_REPLAY), logs };
+      await commit.add(set, rowsIn(set), team.id);
     },
     /** Drops cached persons of deleted distinct ids: their next event makes a new person. */
     forget(teamId: number, distinctIds: Iterable<string>): void {

@@ -1,4 +1,4 @@
-import type { ReplayEventRow, SnapshotRow } from '../../store/events/rows.js';
+import type { LogRow, ReplayEventRow, SnapshotRow } from '../../store/events/rows.js';
 import type { GroupRecord, PersonRecord } from '../../store/meta/persons.js';
 import type { PersonChanges, PersonEnrichment } from './persons.js';
 
@@ -106,6 +106,8 @@ export interface WriteSet {
   groups: ReturnType<typeof groupRow>[];
   replay: ReplayEventRow[];
   snapshots: SnapshotRow[];
+  /** OpenTelemetry log records (`/i/v1/logs`); no person work, written like the rest. */
+  logs?: LogRow[];
 }
 
 /** `events`: the request's `eventLine`s, already one Buffer (`joinInSlices`). */
@@ -132,4 +134,5 @@ export const rowsIn = (w: WriteSet) =>
   w.person_distinct_id2.length +
   w.groups.length +
   w.replay.length +
-  w.snapshots.length;
+  w.snapshots.length +
+  (w.logs?.length ?? 0);

@@ -1,6 +1,7 @@
 import { cohortPeople } from './cohorts.js';
 import { events } from './events.js';
 import { col, type TableDef } from './fields.js';
+import { logs } from './logs.js';
 import { groups, personDistinctIds, persons } from './persons.js';
 import { rawGroups, rawPersonDistinctIds, rawPersons, rawSessionReplayEvents, rawSessions } from './raw.js';
 import { sessionReplayEvents, sessions } from './sessions.js';
@@ -29,6 +30,7 @@ export const TABLES: ReadonlyMap<string, TableDef> = new Map(
     rawSessions,
     rawSessionReplayEvents,
     cohortPeople,
+    logs,
     numbers,
   ].map((t) => [t.name, t]),
 );

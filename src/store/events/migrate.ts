@@ -4,6 +4,7 @@ import { sessionsTable } from './migrations/0003_sessions.js';
 import { sessionReplayTables } from './migrations/0004_session_replay.js';
 import { sessionsViewTuple } from './migrations/0005_sessions_view.js';
 import { cohortPeopleTable } from './migrations/0006_cohort_people.js';
+import { logsTable } from './migrations/0007_logs.js';
 import type { EventsStore } from './store.js';
 
 /**
@@ -23,6 +24,7 @@ export const EVENTS_MIGRATIONS: EventsMigration[] = [
   sessionReplayTables,
   sessionsViewTuple,
   cohortPeopleTable,
+  logsTable,
 ];
 
 export async function migrateEvents(

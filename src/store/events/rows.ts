@@ -41,3 +41,26 @@ export interface SnapshotRow {
   source?: string;
   data: string;
 }
+
+/**
+ * `logs`: one OpenTelemetry log record (`/i/v1/logs`), in the columns PostHog's HogQL `logs` table
+ * has. `attributes` and `resource_attributes` are JSON objects as text.
+ */
+export interface LogRow {
+  uuid: string;
+  team_id: number;
+  trace_id: string;
+  span_id: string;
+  trace_flags: number;
+  body: string;
+  attributes: string;
+  timestamp: string;
+  observed_timestamp: string;
+  severity_text: string;
+  severity_number: number;
+  level: string;
+  resource_attributes: string;
+  instrumentation_scope: string;
+  event_name: string;
+  service_name: string;
+}

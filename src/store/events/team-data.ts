@@ -10,6 +10,7 @@ export const TEAM_TABLES = [
   'session_replay_events',
   'session_replay_snapshots',
   'cohort_people',
+  'logs',
 ] as const;
 
 /**
