@@ -94,6 +94,8 @@ export interface Config {
   batchExports: {
     scheduler: boolean;
     allowPrivateNetworks: boolean;
+    /** S3 destinations without keys sign with this node's AWS credentials (off: keys required). */
+    s3AmbientCredentials: boolean;
     pageRows: number;
     settleMs: number;
     leaseMs: number;
@@ -341,6 +343,7 @@ export function loadConfig(env: Env = process.env): Config {
     batchExports: {
       scheduler: env.BATCH_EXPORTS_SCHEDULER ? bool(env, 'BATCH_EXPORTS_SCHEDULER') : true,
       allowPrivateNetworks: bool(env, 'BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS'),
+      s3AmbientCredentials: bool(env, 'BATCH_EXPORTS_S3_AMBIENT_CREDENTIALS'),
       pageRows: int(env, 'BATCH_EXPORTS_PAGE_ROWS', 20_000, 1, 1_000_000),
       settleMs: int(env, 'BATCH_EXPORTS_SETTLE_MS', 60_000, 0, 86_400_000),
       leaseMs: int(env, 'BATCH_EXPORTS_LEASE_MS', 60_000, 100, 86_400_000),
