@@ -17,7 +17,12 @@ export interface Config {
   adminApiKey: string | undefined;
   adminEmail: string;
   logLevel: string;
-  trustProxy: boolean;
+  /**
+   * Which peers' X-Forwarded-* headers are believed (Fastify's trustProxy): false, a number of
+   * proxy hops in front of Burrow, or the proxies' addresses/CIDRs. Never plain `true` (every
+   * peer), which takes the client-chosen leftmost X-Forwarded-For entry as the client address.
+   */
+  trustProxy: false | number | string[];
   bodyLimit: number;
   shutdownTimeoutMs: number;
   authCacheTtlMs: number;
@@ -75,8 +80,12 @@ export interface Config {
   emailFrom: string;
   dnsServers: string[] | undefined;
   dnsTimeoutMs: number;
+  /** Failed logins allowed per client address, and per email from one address, in a window. */
   loginMaxAttempts: number;
   loginWindowSeconds: number;
+  /** Failed logins allowed per email from all addresses together, in its own (longer) window. */
+  loginEmailMaxAttempts: number;
+  loginEmailWindowSeconds: number;
   /** Encrypts stored secrets (batch export credentials); unset: a key file in the data directory. */
   secretKey: string | undefined;
   /** An OpenAI-compatible chat completions endpoint for draft_sql; unset: templates only. */
@@ -87,6 +96,8 @@ export interface Config {
   batchExports: {
     scheduler: boolean;
     allowPrivateNetworks: boolean;
+    /** S3 destinations without keys sign with this node's AWS credentials (off: keys required). */
+    s3AmbientCredentials: boolean;
     pageRows: number;
     settleMs: number;
     leaseMs: number;
@@ -141,6 +152,42 @@ function oneOf(env: Env, name: string, allowed: string[], fallback: string): str
 
 /** Bytes in a mebibyte, for the size settings. */
 const MiB = 1024 * 1024;
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function proxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `TRUST_PROXY`: off (default), a hop count, or the proxies' addresses. The client address is then
+ * the X-Forwarded-For entry that many hops from the right, or the rightmost one not from a listed
+ * proxy: each proxy appends what it saw, so entries further left are whatever the client sent.
+ * `true` means one hop (one reverse proxy in front), what an operator setting it expects; the
+ * leftmost entry (Fastify's `true`) is never used, as rotating it bypassed per-address limits.
+ */
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = (env.TRUST_PROXY ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(raw)) return false;
+  if (['true', 'yes', 'on'].includes(raw)) return 1;
+  if (/^\d{1,2}$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops <= 10) return hops;
+  }
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (entries.length > 0 && entries.length <= 100 && entries.every(proxyAddress)) return entries;
+  throw new ConfigError(
+    `TRUST_PROXY must be false, true (one proxy), a number of proxy hops (1-10) or a comma-separated list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal), got "${env.TRUST_PROXY}"`,
+  );
+}
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -235,7 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminApiKey,
     adminEmail: env.BURROW_ADMIN_EMAIL || 'admin@burrow.local',
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-    trustProxy: bool(env, 'TRUST_PROXY'),
+    trustProxy: trustProxy(env),
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 30_000, 0, 3_600_000),
@@ -290,6 +337,8 @@ export function loadConfig(env: Env = process.env): Config {
     dnsTimeoutMs: int(env, 'DNS_TIMEOUT_MS', 3000, 1, 60_000),
     loginMaxAttempts: int(env, 'LOGIN_MAX_ATTEMPTS', 10, 1, 1_000_000),
     loginWindowSeconds: int(env, 'LOGIN_WINDOW_SECONDS', 900, 1, 86_400),
+    loginEmailMaxAttempts: int(env, 'LOGIN_EMAIL_MAX_ATTEMPTS', 100, 1, 1_000_000),
+    loginEmailWindowSeconds: int(env, 'LOGIN_EMAIL_WINDOW_SECONDS', 3600, 1, 86_400),
     secretKey: secretKey(env),
     llm: llm(env),
     draftSqlBurstPerMinute: int(env, 'DRAFT_SQL_BURST_PER_MINUTE', 10, 0, 1_000_000),
@@ -297,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     batchExports: {
       scheduler: env.BATCH_EXPORTS_SCHEDULER ? bool(env, 'BATCH_EXPORTS_SCHEDULER') : true,
       allowPrivateNetworks: bool(env, 'BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS'),
+      s3AmbientCredentials: bool(env, 'BATCH_EXPORTS_S3_AMBIENT_CREDENTIALS'),
       pageRows: int(env, 'BATCH_EXPORTS_PAGE_ROWS', 20_000, 1, 1_000_000),
       settleMs: int(env, 'BATCH_EXPORTS_SETTLE_MS', 60_000, 0, 86_400_000),
       leaseMs: int(env, 'BATCH_EXPORTS_LEASE_MS', 60_000, 100, 86_400_000),

@@ -282,7 +282,7 @@ export const featureFlagRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, { 
         schema: {
           tags,
           summary:
-            "Create or rotate the project's secret API key (phs_…); the value is shown only in this answer",
+            "Create or rotate the project's secret API key, phs_… (admin); the value is shown only in this answer",
           params: ProjectIdParams,
           response: {
             200: Type.Object({
@@ -301,7 +301,7 @@ export const featureFlagRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, { 
         config: { scope: scope('project', 'write') },
         schema: {
           tags,
-          summary: "Revoke the project's secret API key",
+          summary: "Revoke the project's secret API key (admin)",
           params: ProjectIdParams,
           response: { 204: Type.Null() },
         },

@@ -36,6 +36,9 @@ const SharingBody = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean()),
     settings: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+    password_required: Type.Optional(
+      Type.Boolean({ description: 'Only false is accepted: Burrow has no share passwords (400 for true)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -48,11 +48,21 @@ const MePatch = Type.Object(
     last_name: Type.Optional(Type.String({ maxLength: 150 })),
     password: Type.Optional(Type.String({ maxLength: 1024 })),
     current_password: Type.Optional(Type.String({ maxLength: 1024 })),
+    set_current_organization: Type.Optional(
+      Type.String({ maxLength: 100, description: 'Make this organization (and its first project) current' }),
+    ),
+    set_current_team: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: 'Make this project (and its organization) current',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
-export const userRoutes: ApiPlugin = async (app, { deps }) => {
+export const userRoutes: ApiPlugin = async (app, { deps, authenticator }) => {
   const me = async (principal: ReturnType<typeof principalOf>) => {
     const me = await getMe(deps, principal);
     return {
@@ -86,10 +96,12 @@ export const userRoutes: ApiPlugin = async (app, { deps }) => {
       config: { scope: scope('user', 'write') },
       schema: {
         tags: ['users'],
-        summary: 'Update your name or password',
+        summary: 'Update your name or password, or switch the current organization or project',
         description:
           'A new `password` needs `current_password` when the account has one (at least 8 characters). ' +
-          "Changing it ends the user's other login sessions.",
+          "Changing it ends the user's other login sessions. `set_current_organization` / " +
+          '`set_current_team` switch what `@current` names: 400 for one you are not a member of, 403 ' +
+          "outside the key's restriction.",
         body: MePatch,
         response: { 200: Me },
       },
@@ -97,7 +109,11 @@ export const userRoutes: ApiPlugin = async (app, { deps }) => {
     async (request) => {
       const principal = principalOf(request);
       const session = principal.key ? undefined : sessionToken(request, SESSION_COOKIE);
-      return me(await updateMe(deps, principal, request.body, session));
+      const updated = await updateMe(deps, principal, request.body, session);
+      // Cached principals carry the user's current organization and project.
+      if (request.body.set_current_organization !== undefined || request.body.set_current_team !== undefined)
+        authenticator.invalidate({ userId: principal.user.id });
+      return me(updated);
     },
   );
 };

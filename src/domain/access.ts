@@ -2,10 +2,11 @@ import { notFound, permissionDenied } from '../errors.js';
 import { findMembership, type MembershipRecord, userOrganizationIds } from '../store/meta/memberships.js';
 import { findOrganization, type OrganizationRecord } from '../store/meta/organizations.js';
 import { findTeam, listOrganizationTeams, type TeamRecord } from '../store/meta/teams.js';
+import { currentOf } from './current.js';
 import type { Deps } from './deps.js';
 import { isUuid } from './ids.js';
 import { ADMIN } from './organizations/levels.js';
-import { grantedScopes, type Principal } from './principal.js';
+import { grantedScopes, isRestrictedKey, type Principal } from './principal.js';
 import { missingScope, type RouteScope } from './scopes.js';
 
 export interface OrganizationAccess {
@@ -30,7 +31,12 @@ async function resolveOrganization(
   principal: Principal,
   raw: string,
 ): Promise<OrganizationRecord> {
-  const id = raw === '@current' ? await currentOrganizationId(deps, principal) : raw;
+  const id =
+    raw !== '@current'
+      ? raw
+      : isRestrictedKey(principal)
+        ? (await currentOf(deps, principal)).organization?.id
+        : await currentOrganizationId(deps, principal);
   const organization = id && isUuid(id) ? await findOrganization(deps.meta, id.toLowerCase()) : undefined;
   if (!organization) throw notFound();
   return organization;
@@ -38,7 +44,11 @@ async function resolveOrganization(
 
 async function resolveTeam(deps: Deps, principal: Principal, raw: string): Promise<TeamRecord> {
   let id: number | undefined;
-  if (raw === '@current') {
+  if (raw === '@current' && isRestrictedKey(principal)) {
+    // The user's current project may lie outside this key's restriction (another key or a session
+    // moved it): the key's own current project is the one `@me` shows it.
+    id = (await currentOf(deps, principal)).team?.id;
+  } else if (raw === '@current') {
     // The current project may have been deleted since the principal was read (cached, or FK set null):
     // then fall back to the current organization's first project, as PostHog's `user.team` does.
     const current = principal.user.currentTeamId;

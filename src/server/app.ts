@@ -76,12 +76,19 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The `hops` nearest peers are proxies (hop 0 is the socket's peer): the client address is the
+ * X-Forwarded-For entry `hops` from the right, whatever the client put further left.
+ */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** Assembles the HTTP server from already opened stores; the caller owns their lifecycle. */
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    trustProxy: config.trustProxy,
+    // A hop count is a function here: Fastify refuses to trust anything for a bare number.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 500 },
     genReqId: (req) => {

@@ -33,6 +33,7 @@ export function exportDeps(config: Config, deps: Deps): ExportDeps {
     destinations: destinations(
       { allowPrivate: config.batchExports.allowPrivateNetworks, dnsServers: config.dnsServers },
       config.batchExports.pageRows,
+      { ambientCredentials: config.batchExports.s3AmbientCredentials },
     ),
     settings: { ...config.batchExports },
   };

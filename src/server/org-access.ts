@@ -36,7 +36,12 @@ export async function setupOrgAccess(
       mailer,
       siteUrl: config.siteUrl,
       counters,
-      loginLimits: { maxAttempts: config.loginMaxAttempts, windowMs: config.loginWindowSeconds * 1000 },
+      loginLimits: {
+        maxAttempts: config.loginMaxAttempts,
+        windowMs: config.loginWindowSeconds * 1000,
+        emailMaxAttempts: config.loginEmailMaxAttempts,
+        emailWindowMs: config.loginEmailWindowSeconds * 1000,
+      },
     },
   };
 }

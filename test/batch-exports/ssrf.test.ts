@@ -128,14 +128,14 @@ describe('batch export SSRF protection against DNS rebinding', () => {
         aws_secret_access_key: 'S3RVER',
       });
       dns.answers.set('s3.test', ['127.0.0.1']);
-      const allowed = await s3Client(config('s3.test'), open);
+      const allowed = await s3Client(config('s3.test'), open, { ambientCredentials: false });
       const head = await allowed.send(new HeadBucketCommand({ Bucket: 'exports' }));
       expect(head.$metadata.httpStatusCode).toBe(200);
       allowed.destroy();
 
       // The client's own check sees a public address; its socket's lookup then sees loopback.
       dns.answers.set('s3-rebind.test', [PUBLIC, '127.0.0.1']);
-      const rebound = await s3Client(config('s3-rebind.test'), strict);
+      const rebound = await s3Client(config('s3-rebind.test'), strict, { ambientCredentials: false });
       await expect(rebound.send(new HeadBucketCommand({ Bucket: 'exports' }))).rejects.toThrow(
         PRIVATE_MESSAGE('s3-rebind.test'),
       );

@@ -99,6 +99,47 @@ describe('sharing links', () => {
     expect((await anon(`/shared/${second.access_token}`)).statusCode).toBe(404);
   });
 
+  it('hand out a new token when re-enabled: a link shared before a disable stays dead', async () => {
+    const { shown } = await sharedDashboard();
+    const url = `${api}insights/${shown.id}/sharing/`;
+    const first = (await h.request('PATCH', url, { body: { enabled: true } })).json();
+    expect((await anon(`/shared/${first.access_token}`)).statusCode).toBe(200);
+    const off = (await h.request('PATCH', url, { body: { enabled: false } })).json();
+    expect(off.enabled).toBe(false);
+    expect(off.access_token).not.toBe(first.access_token);
+    const again = (await h.request('PATCH', url, { body: { enabled: true } })).json();
+    expect(again).toMatchObject({ enabled: true, access_token: off.access_token });
+    expect((await anon(`/shared/${first.access_token}`)).statusCode).toBe(404);
+    expect((await anon(`/shared/${again.access_token}`)).statusCode).toBe(200);
+    // Saving settings of an enabled link, or enabling it twice, keeps the token.
+    const same = (
+      await h.request('PATCH', url, { body: { enabled: true, settings: { noHeader: true } } })
+    ).json();
+    expect(same.access_token).toBe(again.access_token);
+  });
+
+  it('refuse password_required (no share passwords) instead of sharing publicly', async () => {
+    const { d } = await sharedDashboard();
+    const url = `${api}dashboards/${d.id}/sharing/`;
+    const res = await h.request('PATCH', url, { body: { enabled: true, password_required: true } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({
+      type: 'validation_error',
+      code: 'not_supported',
+      attr: 'password_required',
+    });
+    // Nothing changed: the link is still off.
+    const config = (await h.request('GET', url)).json();
+    expect(config).toMatchObject({ enabled: false, password_required: false });
+    expect((await anon(`/shared/${config.access_token}`)).statusCode).toBe(404);
+    // false is what every link is, and accepted.
+    const ok = await h.request('PATCH', url, { body: { enabled: true, password_required: false } });
+    expect(ok.json()).toMatchObject({ enabled: true, password_required: false });
+    expect((await h.request('PATCH', url, { body: { password_required: 'yes' } })).json()).toMatchObject({
+      attr: 'password_required',
+    });
+  });
+
   it('share one insight and nothing of its dashboards', async () => {
     const { shown } = await sharedDashboard();
     const config = (

@@ -329,6 +329,21 @@ describe(`authorization matrix over every OpenAPI operation (${backend})`, () =>
         const leaked = leaks(res, A, url, outside);
         expectThat(leaked.length === 0, `${name} key sees nothing outside (${leaked})`, op, url, res);
       }
+      // `@me` names no organization or project in its path but can switch to one in its body (the
+      // project-restricted key's project pA2 is in A, so only A's other project is outside it).
+      const op = { method: 'PATCH', path: '/api/users/@me/', scope: 'user:write', summary: '' };
+      const outside: Record<string, unknown>[] = [{ set_current_team: A.projectId }];
+      if (name === 'organization-restricted') outside.push({ set_current_organization: A.organizationId });
+      for (const body of outside) {
+        const res = await h.request('PATCH', op.path, { key, body });
+        expectThat(
+          res.statusCode === 403,
+          `${name} key switching outside → 403`,
+          op,
+          JSON.stringify(body),
+          res,
+        );
+      }
     }
     expect(failures).toEqual([]);
   });

@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/domain/accounts/passwords.js';
+import { setUserPassword } from '../../src/store/meta/users.js';
 import { memoryCounters } from '../../src/store/shared/counters.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 
@@ -43,6 +45,20 @@ describe('in-memory rate-limit counters', () => {
     expect((await counters.hit('k999', WINDOW)).count).toBe(2);
   });
 
+  it('take a hit back within its window only', async () => {
+    let at = 1_000_000;
+    const counters = memoryCounters(() => at);
+    await counters.hit('k', 1_000);
+    await counters.hit('k', 1_000);
+    await counters.refund('k');
+    expect((await counters.hit('k', 1_000)).count).toBe(2);
+    await counters.refund('never-hit');
+    expect((await counters.hit('never-hit', 1_000)).count).toBe(1);
+    at += 1_000;
+    await counters.refund('k');
+    expect((await counters.hit('k', 1_000)).count).toBe(1);
+  });
+
   it('start a new window once the old one ended', async () => {
     let at = 1_000_000;
     const counters = memoryCounters(() => at);
@@ -56,16 +72,15 @@ describe('in-memory rate-limit counters', () => {
 describe(`login throttling (${backend})`, () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ LOGIN_MAX_ATTEMPTS: '3' });
+    h = await startHarness({ LOGIN_MAX_ATTEMPTS: '3', LOGIN_EMAIL_MAX_ATTEMPTS: '5' });
+    for (const email of ['victim@example.com', 'regular@example.com']) {
+      const { user } = await h.user({ email });
+      await setUserPassword(h.deps.meta, user.id, await hashPassword('right password'));
+    }
   });
   afterAll(async () => h?.close());
-  const login = (email: string, ip: string) =>
-    h.app.inject({
-      method: 'POST',
-      url: '/api/login/',
-      payload: { email, password: 'wrong password' },
-      remoteAddress: ip,
-    });
+  const login = (email: string, ip: string, password = 'wrong password') =>
+    h.app.inject({ method: 'POST', url: '/api/login/', payload: { email, password }, remoteAddress: ip });
 
   it('an address already throttled no longer counts attempts against the emails it tries', async () => {
     const attacker = '10.9.9.9';
@@ -74,13 +89,40 @@ describe(`login throttling (${backend})`, () => {
     // Throttled now: many tries at the victim's address from there...
     for (let i = 0; i < 10; i++) expect((await login('victim@example.com', attacker)).statusCode).toBe(429);
     // ...do not lock the victim out from elsewhere (their attempts were never counted).
-    expect((await login('victim@example.com', '10.1.1.1')).statusCode).toBe(400);
+    expect((await login('victim@example.com', '10.1.1.1', 'right password')).statusCode).toBe(200);
   });
 
-  it('still throttles one email tried from many addresses', async () => {
-    for (let i = 0; i < 3; i++)
+  it('limits one email per address without locking its owner out from their own address', async () => {
+    // Someone guesses the victim's password from one address until throttled there...
+    for (let i = 0; i < 3; i++) expect((await login('victim@example.com', '10.3.0.1')).statusCode).toBe(400);
+    expect((await login('victim@example.com', '10.3.0.1', 'right password')).statusCode).toBe(429);
+    // ...the victim, elsewhere, still logs in.
+    expect((await login('victim@example.com', '10.3.0.2', 'right password')).statusCode).toBe(200);
+  });
+
+  it('never counts successful logins', async () => {
+    // More successes than the limit of three.
+    for (let i = 0; i < 4; i++)
+      expect((await login('regular@example.com', '10.4.0.1', 'right password')).statusCode).toBe(200);
+    // Two failures still fit under the per-address limit of three.
+    for (let i = 0; i < 2; i++) expect((await login('regular@example.com', '10.4.0.1')).statusCode).toBe(400);
+    expect((await login('regular@example.com', '10.4.0.1', 'right password')).statusCode).toBe(200);
+  });
+
+  it('still throttles one email tried from many addresses, at the looser per-email limit', async () => {
+    for (let i = 0; i < 5; i++)
       expect((await login('target@example.com', `10.2.0.${i}`)).statusCode).toBe(400);
     const res = await login('target@example.com', '10.2.0.99');
     expect(res.statusCode).toBe(429);
+    expect(res.json()).toMatchObject({ type: 'throttled_error', code: 'throttled', attr: null });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(3000);
+  });
+
+  it('counts attempts in flight: parallel guesses from one address cannot slip past the limit', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => login(`parallel${i}@example.com`, '10.5.0.1')),
+    );
+    const codes = answers.map((r) => r.statusCode).sort();
+    expect(codes).toEqual([400, 400, 400, 429, 429, 429, 429, 429]);
   });
 });

@@ -26,6 +26,10 @@ describe('configuration', () => {
     [{ CLICKHOUSE_URL: 'tcp://x:9000' }, /CLICKHOUSE_URL/],
     [{ REDIS_URL: 'http://x' }, /REDIS_URL/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '11' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '10.0.0.1,proxy.example.com' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '::1/129' }, /TRUST_PROXY/],
     [{ DATABASE_SCHEMA: 'x; drop table' }, /DATABASE_SCHEMA/],
     [{ CLICKHOUSE_DATABASE: 'a`b' }, /CLICKHOUSE_DATABASE/],
     [{ BODY_LIMIT: '10' }, /BODY_LIMIT/],
@@ -33,6 +37,18 @@ describe('configuration', () => {
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['true', 1],
+    ['1', 1],
+    ['2', 2],
+    [' 10.0.0.1 , 10.1.0.0/16,loopback', ['10.0.0.1', '10.1.0.0/16', 'loopback']],
+    ['fd00::/8,::1', ['fd00::/8', '::1']],
+  ])('reads TRUST_PROXY=%s as %o (true is one proxy hop, never every peer)', (raw, expected) => {
+    expect(loadConfig({ TRUST_PROXY: raw }).trustProxy).toEqual(expected);
   });
 
   it('reads every documented variable', () => {
@@ -60,7 +76,7 @@ describe('configuration', () => {
       databaseSchema: 'tenant_a',
       clickhouseDatabase: 'analytics',
       redisKeyPrefix: 'b1:',
-      trustProxy: true,
+      trustProxy: 1,
       bodyLimit: 4096,
       authCacheTtlMs: 0,
       shutdownTimeoutMs: 500,

@@ -1,22 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { StepFailure, type TestStep } from '../../domain/batch-exports/destinations/types.js';
 import { BlockedHostError, type NetworkPolicy } from '../network.js';
-import { objectKey, s3Client, s3sdk } from './s3-client.js';
+import { MissingKeysError, objectKey, type S3Options, s3Client, s3sdk } from './s3-client.js';
 
 const statusOf = (error: unknown) =>
   (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
-async function client(config: Record<string, unknown>, policy: NetworkPolicy) {
+async function client(config: Record<string, unknown>, policy: NetworkPolicy, options: S3Options) {
   try {
-    return await s3Client(config, policy);
+    return await s3Client(config, policy, options);
   } catch (error) {
-    if (error instanceof BlockedHostError) throw new StepFailure(error.message);
+    if (error instanceof BlockedHostError || error instanceof MissingKeysError)
+      throw new StepFailure(error.message);
     throw error;
   }
 }
 
 /** PostHog's bucket check, then a test object written under the prefix and removed again. */
-export function s3Steps(policy: NetworkPolicy): TestStep[] {
+export function s3Steps(policy: NetworkPolicy, options: S3Options): TestStep[] {
   return [
     {
       name: 'Check S3 bucket exists',
@@ -25,7 +26,7 @@ export function s3Steps(policy: NetworkPolicy): TestStep[] {
       needs: ['bucket_name', 'region'],
       async run(config, signal) {
         const bucket = String(config.bucket_name);
-        const s3 = await client(config, policy);
+        const s3 = await client(config, policy, options);
         try {
           await s3.send(new (await s3sdk()).HeadBucketCommand({ Bucket: bucket }), { abortSignal: signal });
         } catch (error) {
@@ -51,7 +52,7 @@ export function s3Steps(policy: NetworkPolicy): TestStep[] {
       needs: ['bucket_name', 'region', 'prefix'],
       async run(config, signal) {
         const sdk = await s3sdk();
-        const s3 = await client(config, policy);
+        const s3 = await client(config, policy, options);
         const Bucket = String(config.bucket_name);
         const Key = objectKey(String(config.prefix), `burrow-test-${randomUUID()}.txt`);
         try {

@@ -1,8 +1,12 @@
 import type { FieldSpecs } from '../../domain/batch-exports/destinations/config.js';
-import type { Destination, Writer } from '../../domain/batch-exports/destinations/types.js';
+import {
+  type Destination,
+  PermanentError,
+  type Writer,
+} from '../../domain/batch-exports/destinations/types.js';
 import { validationError } from '../../errors.js';
 import { type NetworkPolicy, validateHost } from '../network.js';
-import { objectKey, s3Client } from './s3-client.js';
+import { MissingKeysError, objectKey, type S3Options, s3Client, s3Keys } from './s3-client.js';
 import { COMPRESSIONS, type Encoder, encoder, FILE_FORMATS, fileExtension } from './s3-encode.js';
 import { s3Steps } from './s3-steps.js';
 import { type ObjectSink, objectSink } from './s3-upload.js';
@@ -75,18 +79,27 @@ function endpointHost(endpoint: string): string {
  * Objects are named `{prefix}/{start}-{end}{ext}` (`-{n}` from the second file on when
  * `max_file_size_mb` splits a run), so a retried run overwrites what the failed attempt wrote.
  */
-export function s3Destination(policy: NetworkPolicy, rowGroupRows: number): Destination {
+export function s3Destination(policy: NetworkPolicy, rowGroupRows: number, options: S3Options): Destination {
   return {
     fields: S3_FIELDS,
     async validate(config) {
       const checked = validate(config);
+      try {
+        s3Keys(checked, options);
+      } catch (error) {
+        if (error instanceof MissingKeysError) throw validationError(error.message, 'destination');
+        throw error;
+      }
       if (typeof checked.endpoint_url === 'string')
         await validateHost(policy, endpointHost(checked.endpoint_url));
       return checked;
     },
-    steps: s3Steps(policy),
+    steps: s3Steps(policy, options),
     async open(config, ctx): Promise<Writer> {
-      const client = await s3Client(config, policy);
+      const client = await s3Client(config, policy, options).catch((error) => {
+        // No retry mends it: the export must be given keys (or the operator allow its own).
+        throw error instanceof MissingKeysError ? new PermanentError(error.message) : error;
+      });
       const format = String(config.file_format);
       const compression = (config.compression as string | null) ?? null;
       const limit = config.max_file_size_mb ? Number(config.max_file_size_mb) * 1024 * 1024 : Infinity;

@@ -35,8 +35,12 @@ export function csrfMatches(sessionToken: string, header: string | string[] | un
 }
 
 export interface LoginLimits {
+  /** Failed attempts per client address, and per email from one address, in `windowMs`. */
   maxAttempts: number;
   windowMs: number;
+  /** Failed attempts per email from every address together, in `emailWindowMs`. */
+  emailMaxAttempts: number;
+  emailWindowMs: number;
 }
 
 export const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -70,9 +74,13 @@ export async function startSession(deps: MetaDeps, user: UserRecord) {
 }
 
 /**
- * Email and password to a session. Every attempt counts against both the address and the client
- * (successful ones too, as each costs a memory-hard hash), so neither one account nor one client
- * can try passwords quickly.
+ * Email and password to a session. Failed attempts are limited per client address, per email from
+ * one address, and (more loosely, over a longer window) per email from every address together, so
+ * one client cannot try many passwords or many accounts, and guessing one account from many
+ * addresses is slow. A victim is never locked out by someone else's tries at their address below
+ * the loose limit: the per-email-and-address limit is the victim's own. Successful logins do not
+ * count. Each limit is counted before the password is checked (an attempt in flight counts, so
+ * parallel requests cannot slip past) and a success takes its counts back.
  */
 export async function login(
   deps: MetaDeps,
@@ -82,18 +90,24 @@ export async function login(
   clientIp: string,
 ) {
   const email = input.email.trim().toLowerCase();
-  // An address already throttled is refused before its attempt counts against the email: one
-  // client cannot lock someone else's account out by trying it from a throttled address.
-  const ip = await counters.hit(`login:ip:${clientIp}`, limits.windowMs);
-  if (ip.count > limits.maxAttempts) throw throttled(ip.resetInMs);
-  const byEmail = await counters.hit(`login:email:${email}`, limits.windowMs);
-  if (byEmail.count > limits.maxAttempts) throw throttled(byEmail.resetInMs);
+  const counted: string[] = [];
+  const count = async (key: string, max: number, windowMs: number) => {
+    const hit = await counters.hit(key, windowMs);
+    counted.push(key);
+    if (hit.count > max) throw throttled(hit.resetInMs);
+  };
+  // In this order, and a refused attempt stops there: an address already throttled does not count
+  // against the emails it tries, so it cannot use up their global allowance.
+  await count(`login:ip:${clientIp}`, limits.maxAttempts, limits.windowMs);
+  await count(`login:email-ip:${email}|${clientIp}`, limits.maxAttempts, limits.windowMs);
+  await count(`login:email:${email}`, limits.emailMaxAttempts, limits.emailWindowMs);
 
   const user = email === '' ? undefined : await findUserByEmail(deps.meta, email);
   const ok = await verifyPassword(input.password, user?.passwordHash);
   if (!user || !ok || !user.isActive) {
     throw validationError('Invalid email or password.', null, 'invalid_credentials');
   }
+  await Promise.all(counted.map((key) => counters.refund(key)));
   return { user, ...(await startSession(deps, user)) };
 }
 

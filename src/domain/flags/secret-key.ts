@@ -10,6 +10,8 @@ import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
 import { hashPersonalApiKey, maskKeyValue } from '../ids.js';
+import { ADMIN } from '../organizations/levels.js';
+import { insufficientLevel } from '../organizations/projects.js';
 import type { Principal } from '../principal.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -21,8 +23,18 @@ function newSecretValue(): string {
   return out;
 }
 
+/**
+ * The key reads every flag definition and can evaluate any person's flags, so, as PostHog's
+ * TeamMemberStrictManagementPermission on its rotate and delete actions, only an admin or owner of
+ * the organization may mint, replace or revoke it. Members may still see its mask.
+ */
+function requireAdmin(access: ProjectAccess): void {
+  if (access.membership.level < ADMIN) throw insufficientLevel();
+}
+
 /** Mints (or replaces) the project's secret key; the raw value is returned this once only. */
 export async function rotateSecretKey(deps: Deps, access: ProjectAccess, principal: Principal) {
+  requireAdmin(access);
   const value = newSecretValue();
   const createdAt = deps.now().toISOString();
   await saveSecretKey(
@@ -42,6 +54,7 @@ export async function describeSecretKey(deps: Deps, access: ProjectAccess) {
 }
 
 export async function revokeSecretKey(deps: Deps, access: ProjectAccess) {
+  requireAdmin(access);
   await deleteSecretKey(deps.meta, access.team.id);
 }
 

@@ -55,11 +55,23 @@ export async function changeSharing(
   deps: Deps,
   access: ProjectAccess,
   target: SharingTarget,
-  input: { enabled?: unknown; settings?: unknown },
+  input: { enabled?: unknown; settings?: unknown; password_required?: unknown },
 ): Promise<SharingRecord> {
+  // Share passwords (PostHog's paid Advanced Permissions) are not implemented: a link someone
+  // believes protected must not be public, so asking for one is refused rather than ignored.
+  if (input.password_required !== undefined && boolField(input.password_required, 'password_required'))
+    throw validationError(
+      'Password-protected sharing is not supported by Burrow: share without a password, or not at all.',
+      'password_required',
+      'not_supported',
+    );
   const current = await getSharing(deps, access, target);
-  const patch: { enabled?: boolean; settings?: Record<string, unknown> | null } = {};
+  const patch: { enabled?: boolean; accessToken?: string; settings?: Record<string, unknown> | null } = {};
   if (input.enabled !== undefined) patch.enabled = boolField(input.enabled, 'enabled');
+  // Disabling revokes the link for good: the token is replaced as the link goes off, so enabling
+  // again hands out a new one and a link passed around while it was shared stays dead. (The first
+  // enable keeps the token read while disabled: it was never public.)
+  if (patch.enabled === false && current.enabled) patch.accessToken = newToken();
   if (input.settings !== undefined) {
     const s = input.settings;
     if (s !== null && (typeof s !== 'object' || Array.isArray(s)))

@@ -7,6 +7,8 @@ import { LRUCache } from 'lru-cache';
 export interface Counters {
   /** Counts one more hit on `key` and says how many there were in the current window. */
   hit(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }>;
+  /** Takes back one hit on `key` in its current window (nothing if the window has ended). */
+  refund(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,11 +35,18 @@ export function memoryCounters(now: () => number = Date.now, maxKeys = MEMORY_CO
       w.count++;
       return { count: w.count, resetInMs: w.resetAt - at };
     },
+    async refund(key) {
+      const w = windows.peek(key);
+      if (w && w.resetAt > now() && w.count > 0) w.count--;
+    },
     async close() {
       windows.clear();
     },
   };
 }
+
+const REFUND =
+  "if redis.call('pttl', KEYS[1]) > 0 and tonumber(redis.call('get', KEYS[1])) > 0 then return redis.call('decr', KEYS[1]) end return 0";
 
 export async function redisCounters(url: string, prefix: string): Promise<Counters> {
   const { Redis } = await import('ioredis');
@@ -52,6 +61,10 @@ export async function redisCounters(url: string, prefix: string): Promise<Counte
       const count = Number(replies[1]?.[1]);
       const ttl = Number(replies[2]?.[1]);
       return { count, resetInMs: ttl > 0 ? ttl : windowMs };
+    },
+    async refund(key) {
+      // Only inside a live window: a DECR on an expired key would create one without a TTL.
+      await redis.eval(REFUND, 1, `${prefix}counter:${key}`);
     },
     async close() {
       await redis.quit().catch(() => {});
