@@ -63,6 +63,9 @@ export const ingestionBehind = (waitMs: number) =>
     { 'Retry-After': '5' },
   );
 
+/** The writer's key for turns of the event loop (capture/turns.ts), beside the projects'. */
+export const INSERT_TURN = 'engine insert';
+
 /** A read within this long makes the writer use its short delay (`maxDelayMs`). */
 export const READ_RECENT_MS = 10_000;
 
@@ -237,7 +240,14 @@ export async function openJournalSink(
     const end = (batch.at(-1) as Queued).end;
     const bodies = await Promise.all(
       TABLES.map(([, table], i) =>
-        done.has(table) ? Buffer.alloc(0) : concatInSlices(batch.map((q) => q.entry.parts[i] as Buffer)),
+        done.has(table)
+          ? Buffer.alloc(0)
+          : // A turn of its own (turns.ts): a capture flood does not hold the insert back.
+            concatInSlices(
+              batch.map((q) => q.entry.parts[i] as Buffer),
+              undefined,
+              INSERT_TURN,
+            ),
       ),
     );
     for (let i = 0; i < TABLES.length; i++) {
