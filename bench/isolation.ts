@@ -211,7 +211,11 @@ function floodBody(token: string, round: number): Buffer {
     event: '$pageview',
     distinct_id: `user-${(i * 7919 + round) % 1000}`,
     timestamp: new Date(now - i * 1000).toISOString(),
-    properties: { $current_url: `https://example.com/${i % 50}`, plan: i % 3 ? 'free' : 'pro', $lib: 'posthog-node' },
+    properties: {
+      $current_url: `https://example.com/${i % 50}`,
+      plan: i % 3 ? 'free' : 'pro',
+      $lib: 'posthog-node',
+    },
   }));
   return gzipSync(JSON.stringify({ api_key: token, batch }));
 }
@@ -261,7 +265,10 @@ async function floodPhase(
       const res = await fetch(`${base}/batch/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ api_key: tokens.b, batch: [{ event: 'b-probe', distinct_id: `b-${n++ % 10}` }] }),
+        body: JSON.stringify({
+          api_key: tokens.b,
+          batch: [{ event: 'b-probe', distinct_id: `b-${n++ % 10}` }],
+        }),
       }).catch(() => null);
       await res?.arrayBuffer();
       if (res?.ok) phase.bMs.push(performance.now() - t0);

@@ -74,7 +74,12 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
     if (!gate.busy && (input.body?.length ?? 0) < HINT_MIN_BODY) return undefined;
     const token = tokenHint(input);
     // Unknown tokens are a 401 from the decoded request's own token, not from a hint.
-    return token === undefined ? undefined : resolveTeam(token).then((t) => t.id, () => undefined);
+    return token === undefined
+      ? undefined
+      : resolveTeam(token).then(
+          (t) => t.id,
+          () => undefined,
+        );
   };
 
   for (const route of ROUTES) {

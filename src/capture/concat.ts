@@ -10,11 +10,7 @@ const PIECE = 1024 * 1024;
  * request) for as long. A single chunk is returned as it is, without a copy. `key`: whose turn the
  * pauses wait for (turns.ts).
  */
-export async function concatInSlices(
-  chunks: readonly Buffer[],
-  sliceMs = 2,
-  key?: TurnKey,
-): Promise<Buffer> {
+export async function concatInSlices(chunks: readonly Buffer[], sliceMs = 2, key?: TurnKey): Promise<Buffer> {
   if (chunks.length === 1) return chunks[0] as Buffer;
   let total = 0;
   for (const c of chunks) total += c.length;

@@ -280,7 +280,7 @@ describe('the capture gate', () => {
     expect(order).toEqual([0, 1, 2, 3, 4, 5]);
     // A failing holder frees its slot.
     await expect(gate.run(undefined, async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
-    expect(await gate.run(undefined, async () => "free")).toBe('free');
+    expect(await gate.run(undefined, async () => 'free')).toBe('free');
   });
 });
 
