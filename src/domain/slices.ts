@@ -53,22 +53,15 @@ export async function mapInSlices<T, U>(
  */
 export function createGate(slots: number) {
   const queue = new FairQueue<TurnKey>({ capacity: slots + 1, share: slots });
-  let holders = 0;
   return {
     async run<T>(key: TurnKey, fn: () => Promise<T>): Promise<T> {
       // FairQueue takes `undefined` for "no key waiting": the unknown line is ''.
       const release = await queue.acquire(key ?? '');
-      holders++;
       try {
         return await fn();
       } finally {
-        holders--;
         release();
       }
-    },
-    /** True when a new request would wait. */
-    get busy() {
-      return holders >= slots;
     },
     get waiting() {
       return queue.stats().waiting;
