@@ -9,6 +9,11 @@
  *   npm run bench:isolation -- [--seconds 30] [--clients 4] [--events 50]
  *
  * Targets: A's /batch/ p99 < 200 ms, A's SELECT 1 < 500 ms, capture throughput >= 50% of idle.
+ *
+ * `--case capture-flood` (issue 29) measures capture against capture instead: project A's
+ * `--clients` (default 8) clients post gzip `/batch/` bodies of 10 000 events (~87 KB) as fast as
+ * they are answered, while project B posts one-event `/batch/` requests one at a time. B's p50/p99
+ * alone, A's throughput alone, then both at once. Target: B's p99 < 200 ms under A's flood.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,6 +21,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { table } from './lib.js';
 
 const { values } = parseArgs({
@@ -23,9 +29,11 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '30' },
     clients: { type: 'string', default: '4' },
     events: { type: 'string', default: '50' },
+    case: { type: 'string', default: 'queries' },
   },
 });
 const SECONDS = Number(values.seconds);
+const CASE = values.case;
 const CLIENTS = Number(values.clients);
 const EVENTS = Number(values.events);
 const ADMIN_KEY = `phx_${'b'.repeat(32)}`;
@@ -121,6 +129,7 @@ async function measure(base: string, token: string, projectA: number, seconds: n
 }
 
 async function main() {
+  if (CASE === 'capture-flood') return captureFlood();
   const dataDir = mkdtempSync(join(tmpdir(), 'burrow-isolation-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -187,6 +196,134 @@ async function main() {
       `targets: batch p99 < 200 ms: ${percentile(loaded.batchMs, 99) < 200 ? 'met' : 'MISSED'}; ` +
         `SELECT 1 < 500 ms: ${Math.max(...loaded.selectMs) < 500 ? 'met' : 'MISSED'}; ` +
         `throughput >= 50%: ${ratio >= 0.5 ? 'met' : 'MISSED'}`,
+    );
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Project A's flood body: 10 000 events as posthog-node sends them, ~1.8 MB of JSON, ~88 KB gzipped. */
+function floodBody(token: string, round: number): Buffer {
+  const now = Date.now();
+  const batch = Array.from({ length: 10_000 }, (_, i) => ({
+    event: '$pageview',
+    distinct_id: `user-${(i * 7919 + round) % 1000}`,
+    timestamp: new Date(now - i * 1000).toISOString(),
+    properties: {
+      $current_url: `https://example.com/${i % 50}`,
+      plan: i % 3 ? 'free' : 'pro',
+      $lib: 'posthog-node',
+    },
+  }));
+  return gzipSync(JSON.stringify({ api_key: token, batch }));
+}
+
+interface FloodPhase {
+  bMs: number[];
+  bErrors: number;
+  aEvents: number;
+  aErrors: number;
+  aMs: number[];
+  seconds: number;
+}
+
+/** A's flood clients (when `flood`) and B's one-event requests (when `probe`) for `seconds`. */
+async function floodPhase(
+  base: string,
+  tokens: { a: string; b: string },
+  bodies: Buffer[],
+  seconds: number,
+  { flood, probe }: { flood: boolean; probe: boolean },
+): Promise<FloodPhase> {
+  const phase: FloodPhase = { bMs: [], bErrors: 0, aEvents: 0, aErrors: 0, aMs: [], seconds };
+  const until = performance.now() + seconds * 1000;
+  const floodClient = async (c: number) => {
+    for (let i = c; performance.now() < until; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: bodies[i % bodies.length],
+      }).catch(() => null);
+      await res?.arrayBuffer();
+      if (res?.ok) {
+        phase.aEvents += 10_000;
+        phase.aMs.push(performance.now() - t0);
+      } else {
+        phase.aErrors++;
+        // As the SDKs do on 503 (Retry-After): back off instead of hammering.
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  };
+  const prober = async () => {
+    let n = 0;
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          api_key: tokens.b,
+          batch: [{ event: 'b-probe', distinct_id: `b-${n++ % 10}` }],
+        }),
+      }).catch(() => null);
+      await res?.arrayBuffer();
+      if (res?.ok) phase.bMs.push(performance.now() - t0);
+      else phase.bErrors++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const clients = flood ? Array.from({ length: CLIENTS }, (_, c) => floodClient(c)) : [];
+  await Promise.all([...clients, ...(probe ? [prober()] : [])]);
+  return phase;
+}
+
+async function captureFlood() {
+  const clients = values.clients === '4' ? 8 : CLIENTS;
+  const dataDir = mkdtempSync(join(tmpdir(), 'burrow-isolation-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startServer(dataDir, port);
+  try {
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+    const res = await fetch(`${base}/api/organizations/${boot.organization_id}/projects/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ name: 'tenant B' }),
+    });
+    const projectB = (await res.json()) as { api_token: string };
+    const tokens = { a: boot.project_api_key as string, b: projectB.api_token };
+    const bodies = Array.from({ length: 4 }, (_, round) => floodBody(tokens.a, round));
+    console.log(
+      `capture flood: A ${clients} clients x 10 000 events (${(bodies[0]!.length / 1024).toFixed(0)} KB gzip), ` +
+        `B one-event /batch/ requests; ${SECONDS} s per phase`,
+    );
+    // Warm-up: persons of both projects, schemas, the parser.
+    await floodPhase(base, tokens, bodies, 3, { flood: true, probe: true });
+    await new Promise((r) => setTimeout(r, 2000));
+    const alone = await floodPhase(base, tokens, bodies, SECONDS, { flood: false, probe: true });
+    const aAlone = await floodPhase(base, tokens, bodies, SECONDS, { flood: true, probe: false });
+    await new Promise((r) => setTimeout(r, 2000));
+    const both = await floodPhase(base, tokens, bodies, SECONDS, { flood: true, probe: true });
+    const row = (name: string, p: FloodPhase) => ({
+      phase: name,
+      "B's requests": p.bMs.length,
+      'B p50 ms': percentile(p.bMs, 50),
+      'B p99 ms': percentile(p.bMs, 99),
+      'B max ms': p.bMs.length ? Math.max(...p.bMs) : Number.NaN,
+      'A events/s': p.aEvents / p.seconds,
+      'A p50 ms': percentile(p.aMs, 50),
+      'A errors': p.aErrors,
+      'B errors': p.bErrors,
+    });
+    console.log(table([row('B alone', alone), row('A alone', aAlone), row('A floods, B captures', both)]));
+    const p99 = percentile(both.bMs, 99);
+    console.log(
+      `target: B's p99 under A's flood < 200 ms: ${p99 < 200 && both.bErrors === 0 ? 'met' : 'MISSED'}; ` +
+        `A's throughput with B: ${((both.aEvents / (aAlone.aEvents || 1)) * 100).toFixed(0)}% of A alone`,
     );
   } finally {
     server.kill('SIGTERM');

@@ -4,6 +4,7 @@ import { eventTooLarge, invalidPayload, malformed, tooManyEvents } from './error
 import { distinctIdOf, eventTokenOf, isObject, nonEmptyString } from './fields.js';
 import { type Container, type Span, scanContainer, skipSpace } from './json-scan.js';
 import { runAsync, runSync, type Steps, TICK } from './steps.js';
+import type { TurnKey } from './turns.js';
 import {
   DEFAULT_MAX_DECODED_BYTES,
   DEFAULT_MAX_DEPTH,
@@ -47,10 +48,12 @@ export type { DecodedPayload, DecodeInput, DecodeOptions, RawEvent } from './typ
 export const decodeCapture = (input: DecodeInput, options: DecodeOptions = {}): DecodedPayload =>
   runSync(decodeSteps(input, options));
 
+/** `key`: the project the request is taken to be for, whose turns its pauses wait for (turns.ts). */
 export const decodeCaptureAsync = (
   input: DecodeInput,
   options: DecodeOptions = {},
-): Promise<DecodedPayload> => runAsync(decodeSteps(input, options));
+  key?: TurnKey,
+): Promise<DecodedPayload> => runAsync(decodeSteps(input, options), key);
 
 /** The JSON body of a small request (`/flags/`), with the same limits; any JSON value. */
 export const decodeJsonBodyAsync = (input: DecodeInput, options: DecodeOptions = {}): Promise<unknown> =>

@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   brotliDecompressSync,
   createBrotliDecompress,
@@ -14,6 +13,7 @@ const SLICE_MS = 3;
 import { type Codec, decompress, decompressError } from './bytes.js';
 import { concatInSlices } from './concat.js';
 import { decodedTooLarge } from './errors.js';
+import { type TurnKey, turn } from './turns.js';
 
 /**
  * The decoder is written once, as generators that yield `Step`s: a `tick` where it may pause (every
@@ -71,7 +71,7 @@ const INFLATE_CHUNK = 256 * 1024;
  * by `concatInSlices`: the one-shot functions join it with one `Buffer.concat` on the event loop,
  * tens of milliseconds for a body at the limit. Past `max` output bytes the stream is stopped (413).
  */
-async function inflateAsync(bytes: Buffer, codec: Codec, max: number): Promise<Buffer> {
+async function inflateAsync(bytes: Buffer, codec: Codec, max: number, key: TurnKey): Promise<Buffer> {
   const inline = inflateInline(bytes, codec, max);
   if (inline) return inline;
   const chunks: Buffer[] = [];
@@ -92,21 +92,22 @@ async function inflateAsync(bytes: Buffer, codec: Codec, max: number): Promise<B
   } catch (error) {
     throw error === tooLarge ? tooLarge : decompressError(error, codec, max);
   }
-  return chunks.length === 0 ? Buffer.alloc(0) : concatInSlices(chunks);
+  return chunks.length === 0 ? Buffer.alloc(0) : concatInSlices(chunks, undefined, key);
 }
 
-export async function runAsync<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
+/** `key`: the project the work is for, as far as known (its pauses wait for its turn: turns.ts). */
+export async function runAsync<T>(steps: Steps<T>, key?: TurnKey, sliceMs = SLICE_MS): Promise<T> {
   let start = performance.now();
   let next = steps.next();
   while (!next.done) {
     const step = next.value;
     if (step.kind === 'inflate') {
-      next = steps.next(await inflateAsync(step.bytes, step.codec, step.max));
+      next = steps.next(await inflateAsync(step.bytes, step.codec, step.max, key));
       start = performance.now();
       continue;
     }
     if (performance.now() - start >= sliceMs) {
-      await nextTurn();
+      await turn(key);
       start = performance.now();
     }
     next = steps.next();

@@ -267,7 +267,7 @@ describe('the capture gate', () => {
     const order: number[] = [];
     await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        gate.run(async () => {
+        gate.run(undefined, async () => {
           inside++;
           most = Math.max(most, inside);
           order.push(i);
@@ -279,8 +279,8 @@ describe('the capture gate', () => {
     expect(most).toBe(2);
     expect(order).toEqual([0, 1, 2, 3, 4, 5]);
     // A failing holder frees its slot.
-    await expect(gate.run(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
-    expect(await gate.run(async () => 'free')).toBe('free');
+    await expect(gate.run(undefined, async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    expect(await gate.run(undefined, async () => 'free')).toBe('free');
   });
 });
 

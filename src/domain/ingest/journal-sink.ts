@@ -46,6 +46,55 @@ interface Queued {
   at: number;
 }
 
+interface Appending {
+  entry: JournalEntry;
+  teamId: number;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * What one append (one write and one fdatasync) holds beyond each project's first waiting request.
+ * A request waits for the append in progress and then for its own, so appends are kept to about
+ * this size: otherwise one project's flood of 10 000-event requests (~4.6 MB of rows each) put
+ * all of its waiting requests into each append, and another project's one-event request waited for
+ * tens of MB to be written and synced (BENCHMARKS.md, "Capture floods").
+ */
+export const GROUP_BYTES = 8 * 1024 * 1024;
+
+const bytesOf = (entry: JournalEntry) => entry.parts.reduce((n, part) => n + part.length, 0);
+
+/**
+ * The next append's requests: projects in turn (each project's first waiting request, then each
+ * one's second, ...), in arrival order within a project, until `GROUP_BYTES` are taken; every
+ * project's first request always goes. Everything, when it all fits.
+ */
+export function takeGroup<T extends { entry: JournalEntry; teamId: number }>(waiting: T[]): T[] {
+  let bytes = 0;
+  for (const w of waiting) bytes += bytesOf(w.entry);
+  if (bytes <= GROUP_BYTES) return waiting;
+  const lines = new Map<number, T[]>();
+  for (const w of waiting) {
+    const line = lines.get(w.teamId);
+    if (line) line.push(w);
+    else lines.set(w.teamId, [w]);
+  }
+  const group: T[] = [];
+  bytes = 0;
+  for (let round = 0; ; round++) {
+    let more = false;
+    for (const line of lines.values()) {
+      const w = line[round];
+      if (!w) continue;
+      if (round > 0 && bytes >= GROUP_BYTES) return group;
+      more = true;
+      group.push(w);
+      bytes += bytesOf(w.entry);
+    }
+    if (!more) return group;
+  }
+}
+
 interface Waiter {
   target: number;
   resolve(): void;
@@ -62,6 +111,9 @@ export const ingestionBehind = (waitMs: number) =>
     null,
     { 'Retry-After': '5' },
   );
+
+/** The writer's key for turns of the event loop (capture/turns.ts), beside the projects'. */
+export const INSERT_TURN = 'engine insert';
 
 /** A read within this long makes the writer use its short delay (`maxDelayMs`). */
 export const READ_RECENT_MS = 10_000;
@@ -138,13 +190,17 @@ export async function openJournalSink(
 
   // --- appending: one write + fdatasync per group of requests ---
   let appending = false;
-  let waiting: Array<{ entry: JournalEntry; teamId: number; resolve(): void; reject(e: unknown): void }> = [];
+  let waiting: Appending[] = [];
 
   function appendNext(): void {
     if (appending || waiting.length === 0) return;
     appending = true;
-    const group = waiting;
-    waiting = [];
+    const group = takeGroup(waiting);
+    if (group.length === waiting.length) waiting = [];
+    else {
+      const taken = new Set(group);
+      waiting = waiting.filter((w) => !taken.has(w));
+    }
     const start = journal.head();
     journal.append(group.map((w) => encodeEntry(w.entry))).then(
       (ends) => {
@@ -237,7 +293,14 @@ export async function openJournalSink(
     const end = (batch.at(-1) as Queued).end;
     const bodies = await Promise.all(
       TABLES.map(([, table], i) =>
-        done.has(table) ? Buffer.alloc(0) : concatInSlices(batch.map((q) => q.entry.parts[i] as Buffer)),
+        done.has(table)
+          ? Buffer.alloc(0)
+          : // A turn of its own (turns.ts): a capture flood does not hold the insert back.
+            concatInSlices(
+              batch.map((q) => q.entry.parts[i] as Buffer),
+              undefined,
+              INSERT_TURN,
+            ),
       ),
     );
     for (let i = 0; i < TABLES.length; i++) {

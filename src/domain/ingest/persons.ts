@@ -13,7 +13,7 @@ import {
   saveGroup,
   updatePerson,
 } from '../../store/meta/persons.js';
-import { slicer } from '../slices.js';
+import { SLICE_MS, slicer } from '../slices.js';
 import { PersonCache } from './person-cache.js';
 import { applyPersonUpdates, mergeProperties } from './person-updates.js';
 import { uuidFromDistinctId } from './person-uuid.js';
@@ -102,7 +102,7 @@ export async function processPersons(
   const out: PersonEnrichment[] = [];
   // With SQLite every statement settles at once (microtasks only): without pauses a request of
   // thousands of events would hold the event loop from its first person to its last.
-  const pause = slicer();
+  const pause = slicer(SLICE_MS, teamId);
   for (const e of events) {
     out.push(await processor.process(e));
     await pause();

@@ -10,6 +10,7 @@ import { joinInSlices } from '../slices.js';
 import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
 import { TABLES } from './journal-entry.js';
+import { INSERT_TURN } from './journal-sink.js';
 import { PersonCache } from './person-cache.js';
 import { preparePersonMode } from './personless.js';
 import { emptyChanges, type PersonEnrichment, processPersons } from './persons.js';
@@ -40,7 +41,11 @@ export function createWriter(events: EventsStore) {
     for (const [part, table] of TABLES) {
       if (part === 'events') {
         // In slices: a group commit's rows reach tens of MB, one copy held the event loop as long.
-        const body = await concatInSlices(sets.map((s) => s.events));
+        const body = await concatInSlices(
+          sets.map((s) => s.events),
+          undefined,
+          INSERT_TURN,
+        );
         if (body.length > 0) await events.insertEncoded(table, body);
         continue;
       }
@@ -83,8 +88,10 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         const cached = enrichFromCache(cache, team.id, plain);
         // Encoded in slices: a request of thousands of events must not hold the event loop.
         if (cached) {
-          const rows = await joinInSlices(plain, (e, i) =>
-            eventLine(team.id, e, cached[i] as PersonEnrichment, now),
+          const rows = await joinInSlices(
+            plain,
+            (e, i) => eventLine(team.id, e, cached[i] as PersonEnrichment, now),
+            team.id,
           );
           return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
         }
@@ -93,8 +100,10 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
           .execute((trx) => processPersons(trx, team.id, changes, cache, plain));
         // Encoded after the commit: the transaction (SQLite's one connection, or PostgreSQL's row
         // locks) is held for the person work alone. The columns are copies, taken in order.
-        const rows = await joinInSlices(plain, (e, i) =>
-          eventLine(team.id, e, persons[i] as PersonEnrichment, now),
+        const rows = await joinInSlices(
+          plain,
+          (e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now),
+          team.id,
         );
         return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
       } catch (error) {

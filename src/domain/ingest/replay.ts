@@ -1,6 +1,6 @@
 import { formatTimestamp } from '../../store/events/insert.js';
 import type { ReplayEventRow, SnapshotRow } from '../../store/events/rows.js';
-import { slicer } from '../slices.js';
+import { SLICE_MS, slicer } from '../slices.js';
 import type { CaptureEvent } from './rows.js';
 
 // rrweb's numbering: event types, incremental sources and mouse interactions.
@@ -103,7 +103,7 @@ export const isSnapshot = (e: CaptureEvent) => e.event === '$snapshot' || e.even
 export async function replayRows(teamId: number, events: CaptureEvent[]) {
   const snapshots: SnapshotRow[] = [];
   const summaries: ReplayEventRow[] = [];
-  const pause = slicer();
+  const pause = slicer(SLICE_MS, teamId);
   for (const e of events) {
     const rows = summarise(teamId, e);
     await pause();
