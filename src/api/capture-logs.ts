@@ -16,7 +16,8 @@ export interface CaptureLogsOptions {
   resolveTeam: ReturnType<typeof createTeamResolver>;
   limits: CaptureLimits;
   /** Capture's admission of CPU-heavy decoding (the same slots as the event routes). */
-  schedule: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Runs decoding in the project's line (docs/isolation.md, "Capture"). */
+  schedule: <T>(teamId: number, work: () => Promise<T>) => Promise<T>;
 }
 
 const MB = 1024 * 1024;
@@ -48,7 +49,7 @@ export function registerCaptureLogs(app: FastifyInstance, options: CaptureLogsOp
     const team = await resolveTeam(tokenOf(request));
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     const protobuf = type === 'application/x-protobuf' || type === 'application/protobuf';
-    const rows = await schedule(async () => {
+    const rows = await schedule(team.id, async () => {
       const input = {
         method: 'POST' as const,
         contentType: request.headers['content-type'],

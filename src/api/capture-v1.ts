@@ -15,7 +15,8 @@ export interface CaptureV1Options {
   resolveTeam: ReturnType<typeof createTeamResolver>;
   limits: CaptureLimits;
   /** Capture's admission of CPU-heavy decoding (the same slots as the v0 routes). */
-  schedule: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Runs decoding in the project's line (docs/isolation.md, "Capture"). */
+  schedule: <T>(teamId: number, work: () => Promise<T>) => Promise<T>;
 }
 
 const MB = 1024 * 1024;
@@ -50,7 +51,7 @@ export function registerCaptureV1(app: FastifyInstance, options: CaptureV1Option
     const token = v1Token(request.headers.authorization);
     const { sentAt, lib } = v1Headers(request.headers);
     const team = await resolveTeam(token);
-    const events = await schedule(async () => {
+    const events = await schedule(team.id, async () => {
       const payload = await decodeCaptureAsync(
         {
           method: 'POST',
@@ -60,6 +61,7 @@ export function registerCaptureV1(app: FastifyInstance, options: CaptureV1Option
           body: request.body as Buffer | undefined,
         },
         decodeOptions,
+        team.id,
       );
       const context = {
         now: new Date(),
@@ -71,6 +73,7 @@ export function registerCaptureV1(app: FastifyInstance, options: CaptureV1Option
       return mapInSlices(
         payload.events,
         (raw, i): CaptureEvent => normalizeEvent(fromV1Event(raw, i, lib), context),
+        team.id,
       );
     });
     await pipeline.ingest(team, events);

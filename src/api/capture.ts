@@ -129,7 +129,7 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
     );
   }
   // The v1 events route and OpenTelemetry logs: same parser, CORS, decoding slots and sink.
-  const schedule = <T>(work: () => Promise<T>) => gate.run(work);
+  const schedule = <T>(teamId: number, work: () => Promise<T>) => gate.run(teamId, work);
   registerCaptureV1(app, { pipeline, resolveTeam, limits, schedule });
   registerCaptureLogs(app, { pipeline, resolveTeam, limits, schedule });
 };
