@@ -379,8 +379,11 @@ describe(`authentication and authorization (${backend})`, () => {
       expectError(await h.request('GET', `/api/organizations/${b.orgId}/projects/`, { key }), 403, detail);
       expectError(await h.request('GET', `/api/projects/${b.projectId}/`, { key }), 403, detail);
       expectError(await h.request('GET', `/api/environments/${b.projectId}/`, { key }), 403, detail);
-      // Creating an organization made B the current one, so @current resolves to B and is refused.
-      expectError(await h.request('GET', '/api/organizations/@current/', { key }), 403, detail);
+      // Creating an organization made B the user's current one, but a restricted key's @current
+      // stays inside its restriction (issue 29): it resolves to A.
+      const current = await h.request('GET', '/api/organizations/@current/', { key });
+      expectOk(current);
+      expect(current.json().id).toBe(a.orgId);
     });
 
     it('allows /api/users/@me/, showing only the organizations it is scoped to', async () => {
