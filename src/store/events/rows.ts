@@ -1,3 +1,5 @@
+import type { LogRecordRow } from '../../capture/otlp-logs.js';
+
 /**
  * Row shapes of the recording tables, as written with JSONEachRow (events, persons and groups are
  * encoded in src/domain/ingest/rows.ts). Field names are the column names. Timestamps are UTC
@@ -46,21 +48,6 @@ export interface SnapshotRow {
  * `logs`: one OpenTelemetry log record (`/i/v1/logs`), in the columns PostHog's HogQL `logs` table
  * has. `attributes` and `resource_attributes` are JSON objects as text.
  */
-export interface LogRow {
-  uuid: string;
+export interface LogRow extends LogRecordRow {
   team_id: number;
-  trace_id: string;
-  span_id: string;
-  trace_flags: number;
-  body: string;
-  attributes: string;
-  timestamp: string;
-  observed_timestamp: string;
-  severity_text: string;
-  severity_number: number;
-  level: string;
-  resource_attributes: string;
-  instrumentation_scope: string;
-  event_name: string;
-  service_name: string;
 }
