@@ -38,6 +38,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0016_cohorts',
       '0020_insights_dashboards',
       '0030_team_modifiers',
+      '0034_team_settings',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);
