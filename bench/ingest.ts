@@ -235,6 +235,7 @@ const MEASURED = `NOT startsWith(distinct_id, '${WARM_PREFIX}')`;
 const stored = (
   await store.query<{ line: string }>(
     `SELECT formatRowNoNewline('JSONEachRow', *) AS line FROM burrow.events WHERE ${MEASURED}`,
+    { maxResultBytes: 0 }, // every stored row, read back whole (QUERY_MAX_RESULT_BYTES is for answers)
   )
 ).map((r) => `${r.line}\n`);
 const storedPersons = (
