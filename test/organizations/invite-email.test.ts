@@ -39,6 +39,8 @@ describe(`invite emails over real SMTP (${backend})`, () => {
     expect(res.statusCode).toBe(201);
     const invite = res.json();
     expect(invite.emailing_attempt_made).toBe(true);
+    // Mailed: the link went to the invitee only, not back to the inviter.
+    expect(invite.invite_url).toBeUndefined();
     const [mail] = (await smtp.waitFor(before + 1)).slice(before);
     expect(mail!.to).toEqual(['Ada@example.com']);
     expect(mail!.from).toBe('noreply@example.com');
@@ -76,6 +78,7 @@ describe(`invite emails over real SMTP (${backend})`, () => {
       body: { target_email: 'quiet@example.com', send_email: false },
     });
     expect(quiet.json().emailing_attempt_made).toBe(false);
+    expect(quiet.json().invite_url).toMatch(new RegExp(`^${SITE}/signup/${quiet.json().id}#token=`));
     const bulk = await h.request('POST', `${org.base}/invites/bulk/`, {
       key: org.member.key,
       body: [{ target_email: 'one@example.com' }, { target_email: 'two@example.com' }],

@@ -43,7 +43,8 @@ describe(`organization invites (${backend})`, () => {
     const res = await invite({ target_email: target, first_name: 'Ada', send_email: true });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(FIELDS);
+    // Nothing was mailed, so the inviter gets the link (with its token) to hand over, once.
+    expect(Object.keys(body).sort()).toEqual([...FIELDS, 'invite_url'].sort());
     expect(body).toMatchObject({
       target_email: target.replace('Example.COM', 'example.com'),
       first_name: 'Ada',
@@ -56,8 +57,19 @@ describe(`organization invites (${backend})`, () => {
     expect(body.id).toMatch(UUID);
     expect(body.created_at).toMatch(ISO);
     expect(body.created_by).toMatchObject({ id: org.owner.user.id, email: org.owner.user.email });
+    const { invite_url, ...stored } = body;
     const listed = await list();
-    expect(listed.results.find((i: { id: string }) => i.id === body.id)).toEqual(body);
+    expect(listed.results.find((i: { id: string }) => i.id === body.id)).toEqual(stored);
+
+    // The link is the way in: its token signs the invitee up through the API.
+    const url = new URL(invite_url);
+    expect(url.pathname).toBe(`/signup/${body.id}`);
+    const token = new URLSearchParams(url.hash.slice(1)).get('token');
+    const signup = await h.request('POST', `/api/signup/${body.id}/`, {
+      key: null,
+      body: { token, first_name: 'Ada', password: 'analytical engine' },
+    });
+    expect(signup.statusCode).toBe(201);
   });
 
   it('gives the validation messages of PostHog', async () => {
@@ -279,7 +291,7 @@ describe(`organization invites (${backend})`, () => {
       expect(res.statusCode).toBe(201);
       const body = res.json();
       expect(body.map((i: { level: number }) => i.level)).toEqual([8, 1]);
-      expect(Object.keys(body[0]).sort()).toEqual(FIELDS);
+      expect(Object.keys(body[0]).sort()).toEqual([...FIELDS, 'invite_url'].sort());
       const one = await bulk({ target_email: email('single') });
       expect(one.statusCode).toBe(201);
       expect(one.json()).toHaveLength(1);

@@ -19,6 +19,12 @@ export const Invite = Type.Object({
   updated_at: DateTime,
   message: Nullable(Type.String()),
   private_project_access: Type.Array(ProjectGrant),
+  invite_url: Type.Optional(
+    Type.String({
+      description:
+        'Only in the answer to creating an invite, and only when no email was sent (no SMTP server, or `send_email: false`): the signup link with its token, to hand over yourself. It cannot be read again.',
+    }),
+  ),
 });
 
 export const InviteInput = Type.Object(
@@ -55,5 +61,6 @@ export function toInvite(i: InviteWithCreator) {
     updated_at: i.updatedAt,
     message: i.message,
     private_project_access: i.privateProjectAccess,
+    ...(i.inviteUrl ? { invite_url: i.inviteUrl } : {}),
   };
 }

@@ -21,7 +21,7 @@ import {
   validateInvite,
 } from './invite-rules.js';
 import { newInviteToken } from './invite-token.js';
-import { inviteEmail, type Mailer } from './mail.js';
+import { consoleSignupUrl, inviteEmail, type Mailer } from './mail.js';
 
 export const MAX_BULK_INVITES = 20;
 
@@ -32,7 +32,12 @@ export interface InviteDelivery {
   baseUrl: string;
 }
 
-export type InviteWithCreator = InviteRecord & { createdBy: UserRecord | null; isExpired: boolean };
+export type InviteWithCreator = InviteRecord & {
+  createdBy: UserRecord | null;
+  isExpired: boolean;
+  /** Set only on creation and only when no email carried the link: the inviter hands it over. */
+  inviteUrl?: string;
+};
 
 /** In a bulk request an item's field error names the item: `attr` becomes `<index>__<field>`. */
 async function forItem<T>(index: number | null, run: () => T | Promise<T>): Promise<T> {
@@ -126,7 +131,9 @@ export async function createInvites(
     }
     return out;
   });
-  // The secret goes into the invitee's email and nowhere else (not the response).
+  // The secret goes into the invitee's email when one is sent. Otherwise nothing reaches the
+  // invitee, so the inviter (who holds the invite write scope) is the only one who gets the link,
+  // once, in this answer; the server keeps only the token's hash, so it cannot be shown again.
   for (const { invite, token } of created) {
     if (invite.emailingAttemptMade) {
       options.mailer?.deliver(
@@ -134,5 +141,10 @@ export async function createInvites(
       );
     }
   }
-  return created.map(({ invite }) => ({ ...invite, createdBy: principal.user, isExpired: false }));
+  return created.map(({ invite, token }) => ({
+    ...invite,
+    createdBy: principal.user,
+    isExpired: false,
+    ...(invite.emailingAttemptMade ? {} : { inviteUrl: consoleSignupUrl(options.baseUrl, invite.id, token) }),
+  }));
 }
