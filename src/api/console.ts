@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PUBLIC } from '../domain/scopes.js';
+import type { NotFoundPage } from '../server/errors.js';
 import type { ApiPlugin } from './context.js';
 
 /**
@@ -92,7 +93,10 @@ function loadAssets(root: string): Map<string, Asset> {
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Burrow</title>
 <p>The Burrow console has not been built. Run <code>npm run build</code> and restart; the API works without it.</p>`;
 
-export const consoleRoutes: ApiPlugin<{ dir?: string }> = async (app, { dir }) => {
+export const consoleRoutes: ApiPlugin<{ dir?: string; notFoundPage?: NotFoundPage }> = async (
+  app,
+  { dir, notFoundPage },
+) => {
   // Read once: the whole console is a few hundred kilobytes, and a request never touches the disk,
   // so no path from a request is ever joined to a file name.
   const assets = loadAssets(dir ?? consoleDir());
@@ -113,6 +117,8 @@ export const consoleRoutes: ApiPlugin<{ dir?: string }> = async (app, { dir }) =
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const index = assets.get('/index.html');
+    // The status is the caller's: 200 for the console's routes, 404 for an unknown page, whose
+    // HTML then routes to the console's Not found (it signs in first, as any page does).
     reply
       .header('content-security-policy', CONSOLE_CSP)
       .header('x-frame-options', 'DENY')
@@ -123,6 +129,7 @@ export const consoleRoutes: ApiPlugin<{ dir?: string }> = async (app, { dir }) =
 
   const hidden = { hide: true } as Record<string, unknown>;
   for (const url of CONSOLE_PAGES) app.get(url, { config: { scope: PUBLIC }, schema: hidden }, page);
+  if (notFoundPage && assets.has('/index.html')) notFoundPage.send = page;
 
   for (const [url, asset] of assets) {
     if (url === '/index.html') continue;

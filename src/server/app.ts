@@ -46,7 +46,7 @@ import { installAuth } from './auth.js';
 import { installBackground } from './background.js';
 import { exportDeps } from './batch-exports.js';
 import { installJsonOnly } from './content.js';
-import { installErrorHandling } from './errors.js';
+import { installErrorHandling, type NotFoundPage } from './errors.js';
 import { installRouteContract, registerOpenApi } from './openapi.js';
 import { setupOrgAccess } from './org-access.js';
 import { serializerCompiler } from './serialization.js';
@@ -119,7 +119,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(app, { bodyLimit: config.bodyLimit, ignoreTrailingSlash: true });
+  // The console fills this in when it registers, so unknown pages a browser opens show its Not found.
+  const notFoundPage: NotFoundPage = {};
+  installErrorHandling(app, { bodyLimit: config.bodyLimit, ignoreTrailingSlash: true, notFoundPage });
   installJsonOnly(app);
   installRouteContract(app);
   await registerOpenApi(app, VERSION);
@@ -273,7 +275,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         hasFlags: async (team: TeamRecord) => (await flags.get(team.id)).active.length > 0,
       },
     ],
-    [consoleRoutes, api],
+    [consoleRoutes, { ...api, notFoundPage }],
   ];
   for (const [plugin, pluginOptions] of plugins) await app.register(plugin, pluginOptions as never);
   // Persons, events, definitions, groups and cohorts (with the cohort calculator's loop).

@@ -46,9 +46,30 @@ function fromFastify(error: FastifyError, request: FastifyRequest, bodyLimit: nu
   return null;
 }
 
+/**
+ * A browser opening an address itself (typed, bookmarked, followed) rather than a script calling
+ * the API: it asks for a document. Such a visit to a path no route serves gets the console's own
+ * Not found page instead of a JSON body it would show raw.
+ */
+export function isPageNavigation(request: FastifyRequest): boolean {
+  if (request.method !== 'GET') return false;
+  const path = request.url.split('?')[0] ?? '/';
+  if (path === '/api' || path.startsWith('/api/')) return false;
+  const mode = request.headers['sec-fetch-mode'];
+  const dest = request.headers['sec-fetch-dest'];
+  if (mode !== undefined) return mode === 'navigate' && (dest === undefined || dest === 'document');
+  // Browsers without Fetch Metadata: a document request lists text/html first.
+  return /^\s*text\/html\b/.test(String(request.headers.accept ?? ''));
+}
+
+/** Where a page navigation to an unknown path is answered; filled in once the console is loaded. */
+export interface NotFoundPage {
+  send?: (request: FastifyRequest, reply: FastifyReply) => unknown;
+}
+
 export function installErrorHandling(
   app: FastifyInstance,
-  options: { bodyLimit: number; ignoreTrailingSlash: boolean },
+  options: { bodyLimit: number; ignoreTrailingSlash: boolean; notFoundPage?: NotFoundPage },
 ) {
   // A mirror of the route table, so that a path that exists under another method is a 405.
   const mirror = FindMyWay({
@@ -101,6 +122,9 @@ export function installErrorHandling(
         reply,
         new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${request.method}" not allowed.`),
       );
+    }
+    if (options.notFoundPage?.send && isPageNavigation(request)) {
+      return options.notFoundPage.send(request, reply.code(404));
     }
     return send(reply, new ApiError(404, 'invalid_request', 'not_found', 'Not found.'));
   };

@@ -145,4 +145,31 @@ describe(`console sessions (${backend})`, () => {
     expect(missing.statusCode).toBe(404);
     expect((await h.request('GET', '/nope', { key: null })).json().code).toBe('not_found');
   });
+
+  it("answers a browser's visit to an unknown page with the console (404), API paths with JSON", async () => {
+    const visit = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: 'text/html,*/*' };
+    const page = await h.request('GET', '/no-such-page', { key: null, headers: visit });
+    expect(page.statusCode).toBe(404);
+    if ((await h.request('GET', '/', { key: null })).statusCode === 200) {
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.body).toContain('<div id="app">');
+      expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'");
+    }
+    // Without Fetch Metadata, a document request is told by its Accept header.
+    const old = await h.request('GET', '/no-such-page', { key: null, headers: { accept: 'text/html' } });
+    expect(old.statusCode).toBe(404);
+    expect(old.headers['content-type']).toMatch(/html|json/);
+    for (const [path, headers] of [
+      ['/api/nope/', visit],
+      ['/no-such-page', { 'sec-fetch-mode': 'cors', accept: '*/*' }],
+      ['/no-such-page', { accept: 'application/json' }],
+    ] as const) {
+      const res = await h.request('GET', path, { key: null, headers });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe('not_found');
+    }
+    // A script posting to an unknown path still gets JSON, whatever it accepts.
+    const post = await h.request('POST', '/no-such-page', { key: null, headers: visit, body: {} });
+    expect(post.json().code).toBe('not_found');
+  });
 });
