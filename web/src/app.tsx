@@ -22,12 +22,33 @@ const Flags = lazy(() => import('./pages/flags').then((m) => m.Flags));
 const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
 const Cohorts = lazy(() => import('./pages/cohorts').then((m) => m.Cohorts));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
-const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
+/** The page for an address the console does not have (the server sends browsers here too, as a 404). */
+const NotFound = () => (
+  <div class="page">
+    <h1>Page not found</h1>
+    <p>
+      There is no page at <code>{location.pathname}</code>. It may have moved, or the link may be mistyped.
+    </p>
+    <p>
+      <a href="/">Go to Home</a>
+    </p>
+  </div>
+);
+const StandaloneNotFound = () => (
+  <div class="auth-page">
+    <div class="card auth-card">
+      <NotFound />
+    </div>
+  </div>
+);
+
+/** Where to come back after logging in: the page open when the session was found lost, read then. */
+const loginUrl = () => `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
 
 function SignedIn() {
   const [me, setMe] = useState<Me | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const location = useLocation();
+  const { route } = useLocation();
   const load = useCallback(async () => {
     try {
       setMe(await get<Me>('/api/users/@me/'));
@@ -38,10 +59,12 @@ function SignedIn() {
   }, []);
   useEffect(() => {
     void load();
-    return onUnauthenticated(() => location.route(`/login?next=${encodeURIComponent(location.url)}`, true));
+    // Read the address when the 401 arrives, not when this first rendered: the person may have
+    // moved through several pages since.
+    return onUnauthenticated(() => route(loginUrl(), true));
   }, []);
   if (error instanceof ApiFailure && error.status === 401) {
-    location.route(`/login?next=${encodeURIComponent(location.url)}`, true);
+    route(loginUrl(), true);
     return null;
   }
   if (error) return <ErrorNote error={error} retry={load} />;
@@ -83,7 +106,7 @@ function Pages() {
     return (
       <Router>
         <Route path="/signup/:inviteId" component={Signup} />
-        <Route default component={NotFound} />
+        <Route default component={StandaloneNotFound} />
       </Router>
     );
   return <SignedIn />;

@@ -1,8 +1,9 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api';
 import { useSession } from '../session';
+import { closeMenus, moveBetweenTabs, useFocusHeadingOnNavigate } from './keyboard';
 
 const NAV = [
   { href: '/', label: 'Home' },
@@ -21,6 +22,20 @@ export function Shell({ children }: { children: ComponentChildren }) {
   const { me, team } = useSession();
   const { path, route } = useLocation();
   const [open, setOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  useFocusHeadingOnNavigate(path);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (moveBetweenTabs(event) || closeMenus(event)) return;
+      // The narrow screen's menu: Escape closes it and gives the focus back to its button.
+      if (event.key === 'Escape' && menuButton.current?.getAttribute('aria-expanded') === 'true') {
+        setOpen(false);
+        menuButton.current.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
   const logout = async () => {
     await api('POST', '/api/logout/').catch(() => undefined);
     route('/login', true);
@@ -35,6 +50,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         <button
           type="button"
           class="menu-button"
+          ref={menuButton}
           aria-expanded={open}
           aria-controls="nav"
           onClick={() => setOpen(!open)}

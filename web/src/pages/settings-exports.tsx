@@ -88,6 +88,10 @@ export function BatchExports() {
   const { list, error, setError, reload } = useList<Export>(base);
   const [message, setMessage] = useState<string | null>(null);
   const [type, setType] = useState('HTTP');
+  // What was typed for each destination type, kept across errors and type switches: the field was
+  // once bound to the example and lost a typed token on any re-render.
+  const [configs, setConfigs] = useState<Record<string, string>>(EXAMPLES);
+  const [createError, setCreateError] = useState<unknown>(null);
   const [open, setOpen] = useState<string | null>(null);
   const act = async (fn: () => Promise<unknown>, done: string) => {
     setError(null);
@@ -100,27 +104,35 @@ export function BatchExports() {
       setError(e);
     }
   };
-  const create = (event: Event) => {
+  const create = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
+    setCreateError(null);
+    setMessage(null);
     let config: unknown;
     try {
-      config = JSON.parse(String(data.get('config') || '{}'));
+      config = JSON.parse(configs[type] || '{}');
     } catch {
-      setError(new Error('The destination settings are not valid JSON.'));
+      setCreateError(new Error('The destination settings are not valid JSON.'));
       return;
     }
-    void act(
-      () =>
-        api('POST', base, {
-          name: data.get('name'),
-          model: data.get('model'),
-          interval: data.get('interval'),
-          destination: { type, config },
-        }),
-      'Export created.',
-    );
+    try {
+      await api('POST', base, {
+        name: data.get('name'),
+        model: data.get('model'),
+        interval: data.get('interval'),
+        destination: { type, config },
+      });
+    } catch (e) {
+      // Everything typed stays as it was, so it can be corrected and sent again.
+      setCreateError(e);
+      return;
+    }
+    form.reset();
+    setConfigs({ ...configs, [type]: EXAMPLES[type] ?? '{}' });
+    setMessage('Export created.');
+    await reload();
   };
   const backfill = (exp: Export) => {
     const days = Number(prompt('Backfill how many days back?', '1'));
@@ -240,8 +252,18 @@ export function BatchExports() {
         </div>
         <label>
           Destination settings (JSON; secrets are stored encrypted and never shown again)
-          <textarea name="config" rows={8} class="mono" value={EXAMPLES[type]} key={type} />
+          <textarea
+            name="config"
+            rows={8}
+            class="mono"
+            spellcheck={false}
+            value={configs[type]}
+            onInput={(e) =>
+              setConfigs({ ...configs, [type]: (e.currentTarget as HTMLTextAreaElement).value })
+            }
+          />
         </label>
+        {createError !== null && <ErrorNote error={createError} />}
         <div class="row">
           <button type="submit" class="primary">
             Create export

@@ -376,17 +376,27 @@ function ApiKeys() {
         items={list}
         columns={['Label', 'Key', 'Scopes', 'Last used']}
         actions
+        tableClass="stack"
         rowKey={(k) => k.id}
         cells={(k) => (
           <>
-            <td>{k.label}</td>
-            <td>
+            <td data-label="Label">{k.label}</td>
+            <td data-label="Key">
               <code>{k.mask_value}</code>
             </td>
-            <td>{describeScopes(k.scopes)}</td>
-            <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}</td>
-            <td>
-              <button type="button" class="link danger" onClick={() => revoke(k)}>
+            <td data-label="Scopes" class="wrap">
+              {describeScopes(k.scopes)}
+            </td>
+            <td data-label="Last used">
+              {k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}
+            </td>
+            <td class="row-actions">
+              <button
+                type="button"
+                class="link danger"
+                onClick={() => revoke(k)}
+                aria-label={`Revoke ${k.label}`}
+              >
                 Revoke
               </button>
             </td>
@@ -401,7 +411,7 @@ function ApiKeys() {
 interface Member {
   id: string;
   level: number;
-  user: { email: string; first_name: string };
+  user: { uuid: string; email: string; first_name: string };
   joined_at: string;
 }
 interface Invite {
@@ -409,42 +419,106 @@ interface Invite {
   target_email: string;
   level: number;
   is_expired: boolean;
+  emailing_attempt_made: boolean;
   created_at: string;
+  /** Only in the answer to creating an invite that no email carried. */
+  invite_url?: string;
 }
 const LEVELS: Record<number, string> = { 1: 'Member', 8: 'Admin', 15: 'Owner' };
+
+/** What the person inviting sees after an invite: mailed, or the link to hand over themselves. */
+function InviteResult({ invite, onDone }: { invite: Invite; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  if (!invite.invite_url)
+    return (
+      <p role="status" class="notice">
+        Invite emailed to {invite.target_email}.
+      </p>
+    );
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(invite.invite_url ?? '');
+      setCopied(true);
+    } catch {
+      // Without clipboard access (an http:// address), the field stays selected for Ctrl+C.
+      document.querySelector<HTMLInputElement>('#invite-link')?.select();
+    }
+  };
+  return (
+    <div class="notice" role="status">
+      <p>
+        No email was sent: this server has no mail server configured (<code>SMTP_URL</code>). Send{' '}
+        {invite.target_email} this link yourself; it is shown only now.
+      </p>
+      <div class="row wrap">
+        <input
+          id="invite-link"
+          readOnly
+          value={invite.invite_url}
+          aria-label={`Invite link for ${invite.target_email}`}
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+          class="grow"
+        />
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy link'}
+        </button>
+        <button type="button" class="link" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
 
 function Members() {
   const { me } = useSession();
   const org = me.organization!;
+  const myLevel = org.membership_level ?? 0;
+  const canManage = myLevel >= 8;
   const members = useResource<Page<Member>>(`/api/organizations/${org.id}/members/?limit=200`);
   const invites = useResource<Page<Invite>>(`/api/organizations/${org.id}/invites/?limit=200`);
   const [error, setError] = useState<unknown>(null);
-  const [sent, setSent] = useState<string | null>(null);
+  const [created, setCreated] = useState<Invite | null>(null);
   const invite = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     setError(null);
+    setCreated(null);
     try {
-      await api('POST', `/api/organizations/${org.id}/invites/`, {
-        target_email: data.get('email'),
-        level: Number(data.get('level')),
-      });
-      setSent(String(data.get('email')));
+      setCreated(
+        await api<Invite>('POST', `/api/organizations/${org.id}/invites/`, {
+          target_email: data.get('email'),
+          level: Number(data.get('level')),
+        }),
+      );
       form.reset();
       await invites.reload();
     } catch (e) {
       setError(e);
     }
   };
-  const cancelInvite = async (id: string) => {
+  const act = async (run: () => Promise<unknown>) => {
+    setError(null);
     try {
-      await api('DELETE', `/api/organizations/${org.id}/invites/${id}/`);
+      await run();
+      await members.reload();
       await invites.reload();
     } catch (e) {
       setError(e);
     }
   };
+  const setLevel = (m: Member, level: number) =>
+    act(() => api('PATCH', `/api/organizations/${org.id}/members/${m.user.uuid}/`, { level }));
+  const remove = (m: Member) => {
+    if (!confirm(`Remove ${m.user.email} from ${org.name}? Their access ends at once.`)) return;
+    return act(() => api('DELETE', `/api/organizations/${org.id}/members/${m.user.uuid}/`));
+  };
+  const cancelInvite = (id: string) =>
+    act(() => api('DELETE', `/api/organizations/${org.id}/invites/${id}/`));
+  // The server decides; the page offers only what it would allow (your level or lower, not yourself).
+  const editable = (m: Member) => canManage && m.user.uuid !== me.uuid && m.level <= myLevel;
+  const levelChoices = Object.entries(LEVELS).filter(([level]) => Number(level) <= myLevel);
   return (
     <section class="card">
       <h2>Members of {org.name}</h2>
@@ -452,13 +526,44 @@ function Members() {
       <SimpleTable
         items={members.data?.results ?? []}
         columns={['Email', 'Name', 'Level', 'Joined']}
+        actions
+        tableClass="stack"
         rowKey={(m) => m.id}
         cells={(m) => (
           <>
-            <td>{m.user.email}</td>
-            <td>{m.user.first_name}</td>
-            <td>{LEVELS[m.level] ?? m.level}</td>
-            <td>{new Date(m.joined_at).toLocaleDateString()}</td>
+            <td data-label="Email">{m.user.email}</td>
+            <td data-label="Name">{m.user.first_name}</td>
+            <td data-label="Level">
+              {editable(m) ? (
+                <select
+                  aria-label={`Level of ${m.user.email}`}
+                  value={String(m.level)}
+                  onChange={(e) => setLevel(m, Number((e.currentTarget as HTMLSelectElement).value))}
+                >
+                  {levelChoices.map(([level, name]) => (
+                    <option key={level} value={level}>
+                      {name}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                (LEVELS[m.level] ?? m.level)
+              )}
+            </td>
+            <td data-label="Joined">{new Date(m.joined_at).toLocaleDateString()}</td>
+            <td class="row-actions">
+              {editable(m) && m.level < 15 && (
+                <button
+                  type="button"
+                  class="link danger"
+                  onClick={() => remove(m)}
+                  aria-label={`Remove ${m.user.email}`}
+                >
+                  Remove
+                </button>
+              )}
+              {m.user.uuid === me.uuid && <span class="muted">you</span>}
+            </td>
           </>
         )}
       />
@@ -472,27 +577,39 @@ function Members() {
           Level
           <select name="level">
             <option value="1">Member</option>
-            <option value="8">Admin</option>
+            {myLevel >= 8 && <option value="8">Admin</option>}
           </select>
         </label>
         <button type="submit" class="primary">
-          Send invite
+          Invite
         </button>
-        {sent && <span role="status">Invite sent to {sent}</span>}
       </form>
+      {created && <InviteResult invite={created} onDone={() => setCreated(null)} />}
       {error !== null && <ErrorNote error={error} />}
       <ListTable
         items={invites.data?.results ?? null}
         columns={['Invited', 'Level', 'Status']}
         actions
+        tableClass="stack"
         rowKey={(i) => i.id}
         cells={(i) => (
           <>
-            <td>{i.target_email}</td>
-            <td>{LEVELS[i.level] ?? i.level}</td>
-            <td>{i.is_expired ? 'expired' : 'pending'}</td>
-            <td>
-              <button type="button" class="link danger" onClick={() => cancelInvite(i.id)}>
+            <td data-label="Invited">{i.target_email}</td>
+            <td data-label="Level">{LEVELS[i.level] ?? i.level}</td>
+            <td data-label="Status">
+              {i.is_expired
+                ? 'expired'
+                : i.emailing_attempt_made
+                  ? 'pending, emailed'
+                  : 'pending, link not emailed'}
+            </td>
+            <td class="row-actions">
+              <button
+                type="button"
+                class="link danger"
+                onClick={() => cancelInvite(i.id)}
+                aria-label={`Cancel the invite of ${i.target_email}`}
+              >
                 Cancel
               </button>
             </td>
@@ -575,7 +692,7 @@ export function Settings() {
   return (
     <div class="page">
       <h1>Settings</h1>
-      <nav class="subnav" aria-label="Settings sections">
+      <nav class="subnav" aria-label="Settings sections" data-arrow-nav>
         {SECTIONS.map((s) => (
           <a key={s.id} href={`/settings/${s.id}`} aria-current={s.id === current.id ? 'page' : undefined}>
             {s.label}
