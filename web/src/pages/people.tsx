@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { useRoute } from 'preact-iso';
-import { ApiFailure, get } from '../api';
+import { useLocation, useRoute } from 'preact-iso';
+import { ApiFailure, api, get, hogql } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { ListTable } from '../components/list-table';
 import { PropertyTable } from '../components/property-table';
@@ -20,24 +20,95 @@ export interface Person {
 const displayName = (p: Person) =>
   p.name || String(p.properties.email ?? p.properties.name ?? p.distinct_ids[0] ?? p.uuid);
 
+/** "5 minutes ago": how long since a moment, the same whatever the time zone. */
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'never';
+  const seconds = Math.max(0, (now - new Date(iso).getTime()) / 1000);
+  const units: [number, string][] = [
+    [86_400 * 365, 'year'],
+    [86_400 * 30, 'month'],
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    const n = Math.floor(seconds / size);
+    if (n >= 1) return `${n} ${name}${n > 1 ? 's' : ''} ago`;
+  }
+  return 'just now';
+}
+
+/**
+ * When each person last sent an event (the last 365 days), in one HogQL query for the page shown.
+ * Persons carry no such field, so it is read from their events as PostHog's list does.
+ */
+function useLastSeen(projectId: number, uuids: string[]) {
+  const [seen, setSeen] = useState<Record<string, string | null>>({});
+  const key = uuids.join(',');
+  useEffect(() => {
+    if (uuids.length === 0) return;
+    const controller = new AbortController();
+    const list = uuids.map((u) => `'${u.replace(/[^0-9a-f-]/gi, '')}'`).join(', ');
+    hogql(
+      projectId,
+      `SELECT toString(person_id), max(timestamp) FROM events WHERE timestamp > now() - INTERVAL 365 DAY AND toString(person_id) IN (${list}) GROUP BY person_id`,
+      controller.signal,
+    ).then(
+      (r) => {
+        const found: Record<string, string | null> = Object.fromEntries(uuids.map((u) => [u, null]));
+        for (const [id, at] of r.results) found[String(id)] = String(at);
+        setSeen(found);
+      },
+      () => undefined,
+    );
+    return () => controller.abort();
+  }, [projectId, key]);
+  return seen;
+}
+
+const OPERATORS: [string, string][] = [
+  ['icontains', 'contains'],
+  ['exact', 'equals'],
+  ['is_not', 'is not'],
+  ['is_set', 'is set'],
+  ['is_not_set', 'is not set'],
+];
+
+/** PostHog's `properties` list filter for a person property, as the persons API takes it. */
+function propertyFilter(key: string, operator: string, value: string): string {
+  const valueless = operator === 'is_set' || operator === 'is_not_set';
+  return JSON.stringify([{ key, type: 'person', operator, ...(valueless ? {} : { value }) }]);
+}
+
 export function People() {
   const { team } = useSession();
+  const base = `/api/projects/${team.id}/persons/?limit=50`;
   const [search, setSearch] = useState('');
-  const [url, setUrl] = useState(`/api/projects/${team.id}/persons/?limit=50`);
+  const [property, setProperty] = useState({ key: '', operator: 'icontains', value: '' });
+  const [url, setUrl] = useState(base);
   const { data: page, error, reload } = useResource<{ results: Person[]; next: string | null }>(url);
+  const keys = useResource<{ results: { name: string }[] }>(
+    `/api/projects/${team.id}/property_definitions/?type=person&limit=200`,
+  );
+  const lastSeen = useLastSeen(team.id, page?.results.map((p) => p.uuid) ?? []);
   const submit = (event: Event) => {
     event.preventDefault();
-    const searched = `/api/projects/${team.id}/persons/?limit=50${search ? `&search=${encodeURIComponent(search)}` : ''}`;
+    const params = new URLSearchParams();
+    if (search) params.set('search', search);
+    if (property.key)
+      params.set('properties', propertyFilter(property.key, property.operator, property.value));
+    const searched = `${base}${params.size ? `&${params}` : ''}`;
     // The same search again asks again (people may have arrived since); a new one loads afresh.
     if (searched === url) void reload();
     else setUrl(searched);
   };
+  const valueless = property.operator === 'is_set' || property.operator === 'is_not_set';
   const next = page?.next ? new URL(page.next, window.location.origin) : null;
   return (
     <div class="page">
       <h1>People</h1>
       <section class="card">
-        <form class="row wrap" onSubmit={submit}>
+        <form class="row wrap" onSubmit={submit} aria-label="Find people">
           <label>
             Search by email, name or distinct id
             <input
@@ -46,6 +117,51 @@ export function People() {
               onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)}
             />
           </label>
+          <fieldset class="filter-row">
+            <legend class="sr-only">Person property filter</legend>
+            <label>
+              Property
+              <input
+                list="person-property-keys"
+                value={property.key}
+                placeholder="e.g. plan"
+                onInput={(e) =>
+                  setProperty({ ...property, key: (e.currentTarget as HTMLInputElement).value })
+                }
+              />
+              <datalist id="person-property-keys">
+                {keys.data?.results.map((d) => (
+                  <option key={d.name} value={d.name} />
+                ))}
+              </datalist>
+            </label>
+            <label>
+              Operator
+              <select
+                value={property.operator}
+                onChange={(e) =>
+                  setProperty({ ...property, operator: (e.currentTarget as HTMLSelectElement).value })
+                }
+              >
+                {OPERATORS.map(([op, label]) => (
+                  <option key={op} value={op}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {!valueless && (
+              <label>
+                Value
+                <input
+                  value={property.value}
+                  onInput={(e) =>
+                    setProperty({ ...property, value: (e.currentTarget as HTMLInputElement).value })
+                  }
+                />
+              </label>
+            )}
+          </fieldset>
           <button type="submit" class="primary">
             Search
           </button>
@@ -55,7 +171,7 @@ export function People() {
           error={error}
           loading={<div class="skeleton" style={{ height: '160px', marginTop: '1rem' }} />}
           empty="Nobody matches."
-          columns={['Person', 'Distinct ids', 'First seen']}
+          columns={['Person', 'Distinct ids', 'Last seen', 'First seen']}
           rowKey={(p) => p.uuid}
           cells={(p) => (
             <>
@@ -65,6 +181,7 @@ export function People() {
               <td class="ellipsis" style={{ maxWidth: '20rem' }}>
                 {p.distinct_ids.join(', ')}
               </td>
+              <td>{p.uuid in lastSeen ? ago(lastSeen[p.uuid]) : '…'}</td>
               <td>{new Date(p.created_at).toLocaleDateString()}</td>
             </>
           )}
@@ -76,6 +193,48 @@ export function People() {
         )}
       </section>
     </div>
+  );
+}
+
+/** Deleting a person, with PostHog's choice of also deleting their events. */
+function DeletePerson({ person }: { person: Person }) {
+  const { team } = useSession();
+  const { route } = useLocation();
+  const [withEvents, setWithEvents] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const remove = async () => {
+    const what = withEvents ? ' and all their events' : '';
+    if (!confirm(`Delete ${displayName(person)}${what}? This cannot be undone.`)) return;
+    setError(null);
+    try {
+      await api(
+        'DELETE',
+        `/api/projects/${team.id}/persons/${person.uuid}/${withEvents ? '?delete_events=true' : ''}`,
+      );
+      route('/people');
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="card" style={{ marginTop: '1rem' }}>
+      <h2>Delete this person</h2>
+      <p class="muted small">Their distinct ids are freed: new events from them make a new person.</p>
+      <div class="row wrap">
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={withEvents}
+            onChange={(e) => setWithEvents((e.currentTarget as HTMLInputElement).checked)}
+          />
+          Also delete their events
+        </label>
+        <button type="button" class="danger" onClick={remove}>
+          Delete person
+        </button>
+      </div>
+      {error !== null && <ErrorNote error={error} />}
+    </section>
   );
 }
 
@@ -117,6 +276,7 @@ export function PersonPage() {
   return (
     <div class="page">
       <h1>{displayName(person)}</h1>
+      <PersonLastSeen projectId={team.id} uuid={person.uuid} />
       <div class="grid two">
         <section class="card">
           <h2>Properties</h2>
@@ -148,6 +308,12 @@ export function PersonPage() {
         <h2>Events</h2>
         <EventList query={eventsQuery({ event: '', after: '-30d', key: '', value: '' }, person.uuid)} />
       </section>
+      <DeletePerson person={person} />
     </div>
   );
+}
+
+function PersonLastSeen({ projectId, uuid }: { projectId: number; uuid: string }) {
+  const seen = useLastSeen(projectId, [uuid]);
+  return <p class="muted">{uuid in seen ? `Last seen ${ago(seen[uuid])}` : 'Last seen …'}</p>;
 }
