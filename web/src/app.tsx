@@ -21,6 +21,7 @@ const DashboardPage = lazy(() => import('./pages/dashboards').then((m) => m.Dash
 const Flags = lazy(() => import('./pages/flags').then((m) => m.Flags));
 const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
 const Cohorts = lazy(() => import('./pages/cohorts').then((m) => m.Cohorts));
+const CohortPage = lazy(() => import('./pages/cohorts').then((m) => m.CohortPage));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 /** The page for an address the console does not have (the server sends browsers here too, as a 404). */
 const NotFound = () => (
@@ -87,6 +88,7 @@ function SignedIn() {
             <Route path="/people" component={People} />
             <Route path="/people/:id" component={PersonPage} />
             <Route path="/cohorts" component={Cohorts} />
+            <Route path="/cohorts/:id" component={CohortPage} />
             <Route path="/recordings/:id" component={RecordingPlayer} />
             <Route path="/settings" component={Settings} />
             <Route path="/settings/:section" component={Settings} />

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
+import { ErrorNote } from '../components/error-note';
 import { ListTable } from '../components/list-table';
-import { useList } from '../components/use-resource';
+import { useList, useResource } from '../components/use-resource';
 import { useSession } from '../session';
 
 interface Cohort {
@@ -67,7 +69,9 @@ export function Cohorts() {
           rowKey={(c) => c.id}
           cells={(c) => (
             <>
-              <td>{c.name || `Cohort ${c.id}`}</td>
+              <td>
+                <a href={`/cohorts/${c.id}`}>{c.name || `Cohort ${c.id}`}</a>
+              </td>
               <td>{c.is_static ? 'static' : 'dynamic'}</td>
               <td>{c.count ?? '…'}</td>
               <td>
@@ -120,6 +124,84 @@ export function Cohorts() {
           </button>
         </form>
       </section>
+    </div>
+  );
+}
+
+interface Member {
+  uuid: string;
+  name?: string;
+  distinct_ids: string[];
+  properties: Record<string, unknown>;
+}
+
+/** One cohort: who is in it (as calculated last), and deleting it. */
+export function CohortPage() {
+  const { team } = useSession();
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const base = `/api/projects/${team.id}/cohorts/${encodeURIComponent(params.id ?? '')}/`;
+  const cohort = useResource<Cohort>(base);
+  const [url, setUrl] = useState(`${base}persons/?limit=100`);
+  const members = useResource<{ results: Member[]; next: string | null }>(url);
+  const [error, setError] = useState<unknown>(null);
+  const remove = async () => {
+    const name = cohort.data?.name || `Cohort ${params.id}`;
+    if (!confirm(`Delete the cohort "${name}"? Flags and insights using it stop matching anyone.`)) return;
+    try {
+      // PostHog deletes cohorts softly, with a PATCH; a DELETE is refused.
+      await api('PATCH', base, { deleted: true });
+      route('/cohorts');
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const c = cohort.data;
+  const next = members.data?.next ? new URL(members.data.next, window.location.origin) : null;
+  return (
+    <div class="page">
+      <h1>{c ? c.name || `Cohort ${c.id}` : 'Cohort'}</h1>
+      {cohort.error !== null && <ErrorNote error={cohort.error} />}
+      {c && (
+        <p class="muted">
+          {c.is_static ? 'Static' : 'Dynamic'} · {c.count ?? '…'} people ·{' '}
+          {c.is_calculating ? 'calculating…' : c.last_calculation ? 'calculated' : 'not calculated yet'}
+        </p>
+      )}
+      <section class="card">
+        <h2>Members</h2>
+        <ListTable
+          items={members.data?.results ?? null}
+          error={members.error}
+          loading={<p class="muted">Loading…</p>}
+          empty="Nobody is in this cohort (yet)."
+          columns={['Person', 'Distinct ids']}
+          rowKey={(m) => m.uuid}
+          cells={(m) => (
+            <>
+              <td>
+                <a href={`/people/${m.uuid}`}>
+                  {m.name || String(m.properties.email ?? m.distinct_ids[0] ?? m.uuid)}
+                </a>
+              </td>
+              <td class="ellipsis" style={{ maxWidth: '20rem' }}>
+                {m.distinct_ids.join(', ')}
+              </td>
+            </>
+          )}
+        />
+        {next && (
+          <button type="button" onClick={() => setUrl(`${next.pathname}${next.search}`)}>
+            Next page
+          </button>
+        )}
+      </section>
+      {error !== null && <ErrorNote error={error} />}
+      <div class="row">
+        <button type="button" class="danger" onClick={remove}>
+          Delete cohort
+        </button>
+      </div>
     </div>
   );
 }

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { useRoute } from 'preact-iso';
-import { api, get } from '../api';
+import { useLocation, useRoute } from 'preact-iso';
+import { api, get, hogql } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { ListTable } from '../components/list-table';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 
 interface Condition {
-  properties: { key: string; value: unknown; operator: string; type: string }[];
+  properties: { key: string; value: unknown; operator?: string; type: string }[];
   rollout_percentage: number | null;
   variant?: string | null;
 }
@@ -125,9 +125,71 @@ export function Flags() {
   );
 }
 
+interface CohortOption {
+  id: number;
+  name: string | null;
+}
+
+/**
+ * How often SDKs asked for this flag: posthog-js sends `$feature_flag_called` the first time a page
+ * reads a flag's value, with the value it got, so these counts are exposures, not users.
+ */
+function FlagUsage({ projectId, flagKey }: { projectId: number; flagKey: string }) {
+  const [rows, setRows] = useState<[string, number, number][] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    const key = flagKey.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+    hogql(
+      projectId,
+      `SELECT toString(properties.$feature_flag_response) AS value, count() AS calls, count(DISTINCT person_id) AS persons FROM events WHERE event = '$feature_flag_called' AND properties.$feature_flag = '${key}' AND timestamp > now() - INTERVAL 30 DAY GROUP BY value ORDER BY calls DESC LIMIT 50`,
+      controller.signal,
+    ).then(
+      (r) => setRows(r.results as [string, number, number][]),
+      (e) => (e as Error).name !== 'AbortError' && setError(e),
+    );
+    return () => controller.abort();
+  }, [projectId, flagKey]);
+  const total = rows?.reduce((sum, r) => sum + Number(r[1]), 0) ?? 0;
+  return (
+    <section class="card">
+      <h2>Usage (last 30 days)</h2>
+      {error !== null && <ErrorNote error={error} />}
+      {rows === null && error === null && <p class="muted">Counting…</p>}
+      {rows && (
+        <p role="status">
+          Called {total} time{total === 1 ? '' : 's'} (<code>$feature_flag_called</code> events).
+        </p>
+      )}
+      <ListTable
+        items={rows && rows.length > 0 ? rows : null}
+        columns={['Value', 'Calls', 'Persons']}
+        rowKey={(r) => r[0]}
+        cells={(r) => (
+          <>
+            <td>
+              <code>{r[0] === '' ? '(none)' : r[0]}</code>
+            </td>
+            <td>{r[1]}</td>
+            <td>{r[2]}</td>
+          </>
+        )}
+      />
+    </section>
+  );
+}
+
+/** A payload per value (`true` for a boolean flag, each variant's key otherwise), edited as JSON. */
+function payloadText(value: unknown) {
+  return value === undefined ? '' : JSON.stringify(value, null, 2);
+}
+
 export function FlagPage() {
   const { team } = useSession();
   const { params } = useRoute();
+  const { route } = useLocation();
+  const cohorts = useList<CohortOption>(`/api/projects/${team.id}/cohorts/?limit=200`);
+  const [payloads, setPayloads] = useState<Record<string, string>>({});
   const url = `/api/projects/${team.id}/feature_flags/${encodeURIComponent(params.id ?? '')}/`;
   const [flag, setFlag] = useState<Flag | null>(null);
   const [draft, setDraft] = useState<Flag | null>(null);
@@ -137,6 +199,9 @@ export function FlagPage() {
     get<Flag>(url).then((f) => {
       setFlag(f);
       setDraft(structuredClone(f));
+      setPayloads(
+        Object.fromEntries(Object.entries(f.filters.payloads ?? {}).map(([k, v]) => [k, payloadText(v)])),
+      );
     }, setError);
   }, [url]);
   if (!draft || !flag)
@@ -149,14 +214,27 @@ export function FlagPage() {
   const setVariants = (next: { key: string; rollout_percentage: number }[]) =>
     set({ multivariate: next.length > 0 ? { variants: next } : null });
   const total = variants.reduce((a, v) => a + v.rollout_percentage, 0);
+  const payloadKeys = variants.length > 0 ? variants.map((v) => v.key) : ['true'];
   const save = async () => {
     setError(null);
     setSaved(false);
+    // Only the payloads of values the flag has now; an empty field means no payload.
+    const parsed: Record<string, unknown> = {};
+    for (const key of payloadKeys) {
+      const text = payloads[key]?.trim();
+      if (!text) continue;
+      try {
+        parsed[key] = JSON.parse(text);
+      } catch {
+        setError(new Error(`The payload of "${key}" is not valid JSON.`));
+        return;
+      }
+    }
     try {
       const next = await api<Flag>('PATCH', url, {
         name: draft.name,
         active: draft.active,
-        filters: draft.filters,
+        filters: { ...draft.filters, payloads: parsed },
         ...(flag.version !== undefined ? { version: flag.version } : {}),
       });
       setFlag(next);
@@ -165,6 +243,20 @@ export function FlagPage() {
     } catch (e) {
       setError(e);
     }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete the flag "${flag.key}"? SDKs get no value for it from then on.`)) return;
+    setError(null);
+    try {
+      await api('DELETE', url);
+      route('/feature_flags');
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const cohortName = (id: unknown) => {
+    const c = cohorts.list?.find((x) => String(x.id) === String(id));
+    return c ? c.name || `Cohort ${c.id}` : `Cohort ${String(id)}`;
   };
   return (
     <div class="page">
@@ -193,60 +285,96 @@ export function FlagPage() {
         {draft.filters.groups.map((g, i) => (
           <fieldset class="condition" key={i}>
             <legend>Condition {i + 1}</legend>
-            {g.properties.map((p, j) => (
-              <div class="row wrap" key={j}>
-                <label>
-                  Person property
-                  <input
-                    value={p.key}
-                    onInput={(e) =>
-                      setGroup(i, {
-                        properties: g.properties.map((x, k) =>
-                          k === j ? { ...x, key: (e.currentTarget as HTMLInputElement).value } : x,
-                        ),
-                      })
-                    }
-                  />
-                </label>
-                <label>
-                  Operator
-                  <select
-                    value={p.operator}
-                    onChange={(e) =>
-                      setGroup(i, {
-                        properties: g.properties.map((x, k) =>
-                          k === j ? { ...x, operator: (e.currentTarget as HTMLSelectElement).value } : x,
-                        ),
-                      })
-                    }
+            {g.properties.map((p, j) =>
+              p.type === 'cohort' ? (
+                <div class="row wrap" key={j}>
+                  <label>
+                    In cohort
+                    <select
+                      value={String(p.value)}
+                      onChange={(e) =>
+                        setGroup(i, {
+                          properties: g.properties.map((x, k) =>
+                            k === j
+                              ? { ...x, value: Number((e.currentTarget as HTMLSelectElement).value) }
+                              : x,
+                          ),
+                        })
+                      }
+                    >
+                      {!cohorts.list?.some((c) => String(c.id) === String(p.value)) && (
+                        <option value={String(p.value)}>{cohortName(p.value)}</option>
+                      )}
+                      {cohorts.list?.map((c) => (
+                        <option key={c.id} value={String(c.id)}>
+                          {c.name || `Cohort ${c.id}`}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => setGroup(i, { properties: g.properties.filter((_, k) => k !== j) })}
                   >
-                    {OPERATORS.map((o) => (
-                      <option key={o}>{o}</option>
-                    ))}
-                  </select>
-                </label>
-                <label>
-                  Value
-                  <input
-                    value={Array.isArray(p.value) ? p.value.join(', ') : String(p.value ?? '')}
-                    onInput={(e) =>
-                      setGroup(i, {
-                        properties: g.properties.map((x, k) =>
-                          k === j ? { ...x, value: (e.currentTarget as HTMLInputElement).value } : x,
-                        ),
-                      })
-                    }
-                  />
-                </label>
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() => setGroup(i, { properties: g.properties.filter((_, k) => k !== j) })}
-                >
-                  Remove
-                </button>
-              </div>
-            ))}
+                    Remove
+                  </button>
+                </div>
+              ) : (
+                <div class="row wrap" key={j}>
+                  <label>
+                    Person property
+                    <input
+                      value={p.key}
+                      onInput={(e) =>
+                        setGroup(i, {
+                          properties: g.properties.map((x, k) =>
+                            k === j ? { ...x, key: (e.currentTarget as HTMLInputElement).value } : x,
+                          ),
+                        })
+                      }
+                    />
+                  </label>
+                  <label>
+                    Operator
+                    <select
+                      value={p.operator}
+                      onChange={(e) =>
+                        setGroup(i, {
+                          properties: g.properties.map((x, k) =>
+                            k === j ? { ...x, operator: (e.currentTarget as HTMLSelectElement).value } : x,
+                          ),
+                        })
+                      }
+                    >
+                      {OPERATORS.map((o) => (
+                        <option key={o}>{o}</option>
+                      ))}
+                    </select>
+                  </label>
+                  <label>
+                    Value
+                    <input
+                      value={Array.isArray(p.value) ? p.value.join(', ') : String(p.value ?? '')}
+                      onInput={(e) =>
+                        setGroup(i, {
+                          properties: g.properties.map((x, k) =>
+                            k === j ? { ...x, value: (e.currentTarget as HTMLInputElement).value } : x,
+                          ),
+                        })
+                      }
+                    />
+                  </label>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => setGroup(i, { properties: g.properties.filter((_, k) => k !== j) })}
+                  >
+                    Remove
+                  </button>
+                </div>
+              ),
+            )}
             <div class="row wrap">
               <button
                 type="button"
@@ -261,6 +389,22 @@ export function FlagPage() {
                 }
               >
                 + Property
+              </button>
+              <button
+                type="button"
+                class="link"
+                disabled={!cohorts.list?.length}
+                title={cohorts.list?.length ? undefined : 'No cohorts yet: make one under Cohorts'}
+                onClick={() =>
+                  setGroup(i, {
+                    properties: [
+                      ...g.properties,
+                      { key: 'id', type: 'cohort', value: cohorts.list?.[0]?.id ?? 0 },
+                    ],
+                  })
+                }
+              >
+                + Cohort
               </button>
               <label>
                 Roll out to (%)
@@ -361,13 +505,39 @@ export function FlagPage() {
           )}
         </div>
       </section>
+      <section class="card form">
+        <h2>Payloads</h2>
+        <p class="muted small">
+          JSON that SDKs hand over with the flag's value (<code>getFeatureFlagPayload</code>); leave empty for
+          none.
+        </p>
+        {payloadKeys.map((key) => (
+          <label key={key}>
+            Payload for <code>{key}</code>
+            <textarea
+              class="mono"
+              rows={3}
+              spellcheck={false}
+              value={payloads[key] ?? ''}
+              placeholder='{"button": "Buy now"}'
+              onInput={(e) =>
+                setPayloads({ ...payloads, [key]: (e.currentTarget as HTMLTextAreaElement).value })
+              }
+            />
+          </label>
+        ))}
+      </section>
       {error !== null && <ErrorNote error={error} />}
-      <div class="row">
+      <div class="row wrap">
         <button type="button" class="primary" onClick={save}>
           Save flag
         </button>
         {saved && <span role="status">Saved. SDKs see the change on their next /flags request.</span>}
+        <button type="button" class="danger push-right" onClick={remove}>
+          Delete flag
+        </button>
       </div>
+      <FlagUsage projectId={team.id} flagKey={flag.key} />
     </div>
   );
 }
