@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, get, hogql } from '../api';
+import { api, get } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { freshHogql } from '../components/fresh-hogql';
 import { ListTable } from '../components/list-table';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
@@ -140,7 +141,7 @@ function FlagUsage({ projectId, flagKey }: { projectId: number; flagKey: string 
   useEffect(() => {
     const controller = new AbortController();
     const key = flagKey.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
-    hogql(
+    freshHogql(
       projectId,
       `SELECT toString(properties.$feature_flag_response) AS value, count() AS calls, count(DISTINCT person_id) AS persons FROM events WHERE event = '$feature_flag_called' AND properties.$feature_flag = '${key}' AND timestamp > now() - INTERVAL 30 DAY GROUP BY value ORDER BY calls DESC LIMIT 50`,
       controller.signal,

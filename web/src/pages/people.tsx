@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { ApiFailure, api, get, hogql } from '../api';
+import { ApiFailure, api, get } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { freshHogql } from '../components/fresh-hogql';
 import { ListTable } from '../components/list-table';
 import { PropertyTable } from '../components/property-table';
 import { useResource } from '../components/use-resource';
@@ -49,7 +50,7 @@ function useLastSeen(projectId: number, uuids: string[]) {
     if (uuids.length === 0) return;
     const controller = new AbortController();
     const list = uuids.map((u) => `'${u.replace(/[^0-9a-f-]/gi, '')}'`).join(', ');
-    hogql(
+    freshHogql(
       projectId,
       `SELECT toString(person_id), max(timestamp) FROM events WHERE timestamp > now() - INTERVAL 365 DAY AND toString(person_id) IN (${list}) GROUP BY person_id`,
       controller.signal,

@@ -432,7 +432,7 @@ function InviteResult({ invite, onDone }: { invite: Invite; onDone: () => void }
   if (!invite.invite_url)
     return (
       <p role="status" class="notice">
-        Invite emailed to {invite.target_email}.
+        Invite sent to {invite.target_email} by email.
       </p>
     );
   const copy = async () => {
@@ -581,7 +581,7 @@ function Members() {
           </select>
         </label>
         <button type="submit" class="primary">
-          Invite
+          Send invite
         </button>
       </form>
       {created && <InviteResult invite={created} onDone={() => setCreated(null)} />}
