@@ -293,14 +293,15 @@ describe.skipIf(!hasChromium)(`console admin pages in headless Chromium (${backe
       ).json().flags['pro-banner'];
     expect(await flags('ann')).toMatchObject({
       enabled: true,
-      metadata: { payload: JSON.stringify({ text: 'Thanks for being pro' }) },
+      metadata: { payload: '{"text": "Thanks for being pro"}' },
     });
     expect((await flags('someone-else')).enabled).toBe(false);
     // Reloaded, the editor shows what was saved.
     await page.reload();
     await expect
       .poll(() => page.getByLabel('Payload for true').inputValue())
-      .toContain('Thanks for being pro');
+      // As typed: PostHog's UI keeps payloads as JSON text, and so does the editor.
+      .toBe('{"text": "Thanks for being pro"}');
     await expect
       .poll(() => page.getByLabel('In cohort').locator('option:checked').textContent())
       .toBe('Pro customers');
@@ -325,6 +326,7 @@ describe.skipIf(!hasChromium)(`console admin pages in headless Chromium (${backe
       .toContain('Called 5 times');
     await page.screenshot({ path: join(SHOTS, 'flag-usage.png'), fullPage: true });
     const flagPath = new URL(page.url()).pathname;
+    await shots('flag', flagPath, (p) => p.getByText('Called 5 times').waitFor({ timeout: 20_000 }));
 
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Delete flag' }).click();

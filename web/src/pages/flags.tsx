@@ -182,7 +182,9 @@ function FlagUsage({ projectId, flagKey }: { projectId: number; flagKey: string 
 
 /** A payload per value (`true` for a boolean flag, each variant's key otherwise), edited as JSON. */
 function payloadText(value: unknown) {
-  return value === undefined ? '' : JSON.stringify(value, null, 2);
+  // Stored as JSON text, as PostHog's UI sends payloads; older ones may be plain JSON values.
+  if (value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }
 
 export function FlagPage() {
@@ -225,7 +227,8 @@ export function FlagPage() {
       const text = payloads[key]?.trim();
       if (!text) continue;
       try {
-        parsed[key] = JSON.parse(text);
+        JSON.parse(text);
+        parsed[key] = text;
       } catch {
         setError(new Error(`The payload of "${key}" is not valid JSON.`));
         return;
@@ -514,7 +517,9 @@ export function FlagPage() {
         </p>
         {payloadKeys.map((key) => (
           <label key={key}>
-            Payload for <code>{key}</code>
+            <span>
+              Payload for <code>{key}</code>
+            </span>
             <textarea
               class="mono"
               rows={3}

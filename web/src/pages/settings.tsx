@@ -445,7 +445,7 @@ function InviteResult({ invite, onDone }: { invite: Invite; onDone: () => void }
     }
   };
   return (
-    <div class="notice" role="status">
+    <div class="notice invite-link" role="status">
       <p>
         No email was sent: this server has no mail server configured (<code>SMTP_URL</code>). Send{' '}
         {invite.target_email} this link yourself; it is shown only now.
