@@ -153,7 +153,7 @@ function FlagUsage({ projectId, flagKey }: { projectId: number; flagKey: string 
   }, [projectId, flagKey]);
   const total = rows?.reduce((sum, r) => sum + Number(r[1]), 0) ?? 0;
   return (
-    <section class="card">
+    <section class="card" style={{ marginTop: '1rem' }}>
       <h2>Usage (last 30 days)</h2>
       {error !== null && <ErrorNote error={error} />}
       {rows === null && error === null && <p class="muted">Counting…</p>}
