@@ -157,9 +157,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
         waitMs: config.captureJournalWaitMs,
         onError: (err, attempt) =>
           app.log.error({ err, attempt }, 'inserting from the capture journal failed; retrying'),
-        onInserted: (teamIds) => {
-          for (const teamId of teamIds) eventsArrived(teamId);
-        },
+        // Other nodes do not wait for this journal: for them the rows arrive when inserted. A lone
+        // node's reads wait for its journal, so the acknowledgement alone counts there.
+        ...(query.watermarks.kind === 'redis' && {
+          onInserted: (teamIds: number[]) => {
+            for (const teamId of teamIds) eventsArrived(teamId);
+          },
+        }),
         onReplay: (rows) =>
           app.log.info(
             { rows, dir: config.captureJournalDir },
