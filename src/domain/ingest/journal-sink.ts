@@ -38,7 +38,7 @@ export interface JournalSinkOptions {
   onReplay?: (rows: number) => void;
   /**
    * Told of the projects whose acknowledged rows just reached the engine: other nodes, which do not
-   * wait for this node's journal, can read them from now on (event watermarks, docs/queries.md).
+   * wait for this node's journal, can read them from now on (event watermarks, docs/query-api.md).
    */
   onInserted?: (teamIds: number[]) => void;
 }

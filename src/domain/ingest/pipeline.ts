@@ -31,7 +31,7 @@ export interface IngestDeps {
   sink?: IngestSink | undefined;
   /**
    * Told once a project's events are acknowledged (a query that starts later on this node reads
-   * them): cached results calculated before are stale (event watermarks, docs/queries.md).
+   * them): cached results calculated before are stale (event watermarks, docs/query-api.md).
    */
   onAcknowledged?: ((teamId: number) => void) | undefined;
 }
