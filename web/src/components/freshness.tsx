@@ -23,6 +23,9 @@ export const lastRefreshOf = (answer: unknown): string | null => {
 export const oldestRefresh = (values: (string | null | undefined)[]): string | null =>
   values.filter((v): v is string => typeof v === 'string').sort()[0] ?? null;
 
+/** The exact moment, in the browser's zone and saying which (times elsewhere may use the project's). */
+const exact = (at: Date) => at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+
 /** The current time, ticking every `everyMs` while mounted (relative labels stay true). */
 function useNow(everyMs: number): Date {
   const [now, setNow] = useState(() => new Date());
@@ -79,7 +82,7 @@ export function Freshness({
       {valid && (
         <span class="muted small">
           {what}{' '}
-          <time dateTime={at.toISOString()} title={at.toLocaleString()}>
+          <time dateTime={at.toISOString()} title={exact(at)}>
             {ago(at, now)}
           </time>
         </span>
