@@ -8,6 +8,11 @@ export interface CacheEntry<R = unknown> {
   lastRefresh: string;
   /** The calculation that wrote it, so a node waiting on another's run knows it got that run. */
   runId: string;
+  /**
+   * When the engine began reading (ISO 8601): events acknowledged after it may be missing from the
+   * result (watermark.ts). Absent in entries written before this field existed: `lastRefresh` then.
+   */
+  startedAt?: string;
 }
 
 /**

@@ -41,14 +41,27 @@ export const stalenessInterval = (hints: StalenessHints | undefined): Interval |
 
 export function cachedResponse<R>(
   entry: CacheEntry<R>,
-  context: { isCached: boolean; cacheKey: string; timezone: string; hints?: StalenessHints },
+  context: {
+    isCached: boolean;
+    cacheKey: string;
+    timezone: string;
+    hints?: StalenessHints;
+    /** Newer events made the result stale at this moment (staleness.ts `outdatedByEvents`). */
+    outdatedAt?: Date | null;
+  },
   status: QueryStatus | null,
 ): CachedResponse<R> {
   const last = new Date(entry.lastRefresh);
   const hints = context.hints;
   const targetInterval =
     hints?.targetAgeInterval === undefined ? stalenessInterval(hints) : hints.targetAgeInterval;
-  const target = cacheTargetAge(last, targetInterval);
+  let target = cacheTargetAge(last, targetInterval);
+  // The threshold is an upper bound: newer events end the result's life sooner (never before it
+  // was written, which events arriving during the calculation would otherwise suggest).
+  if (context.outdatedAt) {
+    const at = new Date(Math.max(context.outdatedAt.getTime(), last.getTime()));
+    if (!target || at < target) target = at;
+  }
   return {
     ...entry.result,
     is_cached: context.isCached,

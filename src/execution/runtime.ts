@@ -13,6 +13,7 @@ import { redisRunLock } from './run-lock.js';
 import { QueryService } from './service.js';
 import { createSingleFlight, type SingleFlight } from './single-flight.js';
 import { memoryStatusStore, type StatusStore } from './status.js';
+import { type EventWatermarks, memoryWatermarks, redisWatermarks } from './watermark.js';
 
 export type QueryRuntimeConfig = Pick<
   Config,
@@ -30,6 +31,8 @@ export interface QueryRuntimeOptions {
   /** A background query failed without a message it may show (logged by the server). */
   onHiddenError?: (error: unknown, query: { teamId: number; queryId: string }) => void;
   progressIntervalMs?: number;
+  /** Writing a project's event watermark to Redis failed (cached results then age by thresholds). */
+  onWatermarkError?: (error: unknown) => void;
 }
 
 export interface QueryRuntime {
@@ -38,6 +41,8 @@ export interface QueryRuntime {
   statuses: StatusStore;
   flight: SingleFlight;
   executor: QueryExecutor;
+  /** Bumped by capture when a project's events are acknowledged; read before serving a cached result. */
+  watermarks: EventWatermarks;
   ping(): Promise<void>;
   /** Aborts queries still running here and closes the Redis connection. */
   close(): Promise<void>;
@@ -64,6 +69,9 @@ export async function createQueryRuntime(options: QueryRuntimeOptions): Promise<
   const statuses = redis
     ? redisStatusStore(redis, prefix, now)
     : memoryStatusStore(config.queryCacheMaxBytes, now);
+  const watermarks = redis
+    ? redisWatermarks(redis, prefix, { onError: options.onWatermarkError })
+    : memoryWatermarks();
   const flight = createSingleFlight(redis ? redisRunLock(redis, prefix) : undefined);
   const executor = new QueryExecutor({
     concurrency: config.queryConcurrency,
@@ -84,19 +92,30 @@ export async function createQueryRuntime(options: QueryRuntimeOptions): Promise<
   });
   const control = new QueryControl({ statuses, bus: options.bus, registry, now });
   await control.start();
-  const service = new QueryService({ cache, statuses, flight, executor, registry, background, control, now });
+  const service = new QueryService({
+    cache,
+    statuses,
+    flight,
+    executor,
+    registry,
+    background,
+    control,
+    now,
+    watermarks,
+  });
   return {
     service,
     cache,
     statuses,
     flight,
     executor,
+    watermarks,
     async ping() {
       if (redis) await redis.ping();
     },
     async close() {
       await service.close();
-      await Promise.allSettled([cache.close(), statuses.close()]);
+      await Promise.allSettled([cache.close(), statuses.close(), watermarks.close()]);
       await redis?.quit().catch(() => {});
     },
   };

@@ -12,7 +12,9 @@ import type { RunRegistry } from './registry.js';
 import type { ExecuteQueryOutcome, ExecuteQueryRequest } from './request.js';
 import { cachedResponse, httpStatusFor, stalenessInterval } from './response.js';
 import type { SingleFlight } from './single-flight.js';
+import { outdatedByEvents } from './staleness.js';
 import { type QueryStatus, STATUS_TTL_MS, type StatusStore } from './status.js';
+import type { EventWatermarks } from './watermark.js';
 
 export interface QueryServiceParts {
   cache: QueryCache;
@@ -23,6 +25,8 @@ export interface QueryServiceParts {
   background: BackgroundQueries;
   control: QueryControl;
   now: () => Date;
+  /** When each project last got new events; without it only PostHog's age thresholds apply. */
+  watermarks?: EventWatermarks;
 }
 
 /**
@@ -45,20 +49,23 @@ export class QueryService {
     });
     const queryId = request.clientQueryId || randomUUID().replace(/-/g, '');
     const cached = needsCacheLookup(mode) ? await cache.get<R>(cacheKey) : null;
+    const outdatedAt = cached ? await this.outdatedAt(team.id, cached, request) : null;
     const freshness = cached
-      ? freshnessOf({
-          now: now(),
-          lastRefresh: new Date(cached.lastRefresh),
-          interval: stalenessInterval(request.staleness),
-          dateTo: request.staleness?.dateTo ?? null,
-          targetAge: request.staleness?.targetAge ?? null,
-        })
+      ? outdatedAt
+        ? 'stale'
+        : freshnessOf({
+            now: now(),
+            lastRefresh: new Date(cached.lastRefresh),
+            interval: stalenessInterval(request.staleness),
+            dateTo: request.staleness?.dateTo ?? null,
+            targetAge: request.staleness?.targetAge ?? null,
+          })
       : null;
     const context = { cacheKey, timezone: team.timezone, hints: request.staleness };
     const result = (entry: CacheEntry<R>, isCached: boolean, status: QueryStatus | null) => ({
       kind: 'result' as const,
       httpStatus: httpStatusFor(status),
-      body: cachedResponse(entry, { ...context, isCached }, status),
+      body: cachedResponse(entry, { ...context, isCached, outdatedAt: isCached ? outdatedAt : null }, status),
     });
     const miss = (status: QueryStatus | null) => ({
       kind: 'cache_miss' as const,
@@ -115,6 +122,27 @@ export class QueryService {
     return this.parts.control.cancel(teamId, id, options.dequeueOnly ?? false);
   }
 
+  /**
+   * When events acknowledged after the cached result began reading made it stale, else null. A
+   * watermark store that cannot answer leaves PostHog's thresholds alone in charge.
+   */
+  private async outdatedAt(
+    teamId: number,
+    entry: CacheEntry,
+    request: ExecuteQueryRequest<object>,
+  ): Promise<Date | null> {
+    const { watermarks } = this.parts;
+    if (!watermarks) return null;
+    const lastRefresh = new Date(entry.lastRefresh);
+    const watermark = await watermarks.latest(teamId).catch(() => null);
+    return outdatedByEvents({
+      startedAt: new Date(entry.startedAt ?? entry.lastRefresh),
+      lastRefresh,
+      watermark,
+      dateTo: request.staleness?.dateTo ?? null,
+    });
+  }
+
   /** Aborts what still runs on this node (shutdown). */
   async close(): Promise<void> {
     this.parts.registry.abortAll();
@@ -135,10 +163,20 @@ export class QueryService {
       signal,
       compute: async (runId, shared) => {
         const marker = engineMarker(teamId, queryId);
-        const run = (s: AbortSignal) =>
-          request.run({ signal: s, marker, queryId, teamId, async: background });
+        // Taken when the engine is handed the query, after any wait for an executor slot: events
+        // acknowledged before this moment are in the result (reads wait for this node's journal).
+        let startedAt = now();
+        const run = (s: AbortSignal) => {
+          startedAt = now();
+          return request.run({ signal: s, marker, queryId, teamId, async: background });
+        };
         const result = await executor.submit(teamId, run, { signal: shared, onStart });
-        const entry: CacheEntry<R> = { result, lastRefresh: now().toISOString(), runId };
+        const entry: CacheEntry<R> = {
+          result,
+          lastRefresh: now().toISOString(),
+          runId,
+          startedAt: startedAt.toISOString(),
+        };
         // As in PostHog, a result carrying an error (debug mode) is answered but not cached.
         if (!(result as { error?: unknown }).error) await cache.set(cacheKey, entry);
         return entry;

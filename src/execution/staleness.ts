@@ -51,10 +51,14 @@ export interface StalenessInput {
   mode?: ThresholdMode;
 }
 
+/** Whether the query's range ended well before its calculation: no new event can change it. */
+export const isSettled = (dateTo: Date | null | undefined, lastRefresh: Date): boolean =>
+  !!dateTo && dateTo.getTime() < lastRefresh.getTime() - SETTLED_MARGIN_MS;
+
 export function isStale(input: StalenessInput): boolean {
   const { now, lastRefresh } = input;
   if (input.targetAge) return now.getTime() > input.targetAge.getTime();
-  if (input.dateTo && input.dateTo.getTime() < lastRefresh.getTime() - SETTLED_MARGIN_MS) return false;
+  if (isSettled(input.dateTo, lastRefresh)) return false;
   const threshold = stalenessThreshold(input.interval, input.mode ?? 'default');
   if (threshold === null) return false;
   return now.getTime() > lastRefresh.getTime() + threshold;
@@ -68,6 +72,22 @@ export function cacheTargetAge(
 ): Date | null {
   const threshold = stalenessThreshold(interval, mode);
   return threshold === null ? null : new Date(lastRefresh.getTime() + threshold);
+}
+
+/**
+ * When newer events made a cached result stale (Burrow's addition to PostHog's thresholds): the
+ * project's event watermark, if it is later than the moment the calculation began reading and the
+ * query's range reaches the present. Null when the result still holds every acknowledged event.
+ */
+export function outdatedByEvents(input: {
+  startedAt: Date;
+  lastRefresh: Date;
+  watermark: Date | null;
+  dateTo?: Date | null;
+}): Date | null {
+  const { startedAt, watermark } = input;
+  if (!watermark || watermark.getTime() <= startedAt.getTime()) return null;
+  return isSettled(input.dateTo, input.lastRefresh) ? null : watermark;
 }
 
 export function nextAllowedClientRefresh(

@@ -136,7 +136,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     now: deps.now,
     onHiddenError: (err, { teamId, queryId }) =>
       app.log.error({ err: (err as Error)?.cause ?? err, teamId, queryId }, 'background query failed'),
+    onWatermarkError: (err) => app.log.warn({ err }, 'writing an event watermark to Redis failed'),
   });
+  // New events make cached results over ranges reaching the present stale, on every node.
+  const eventsArrived = (teamId: number) => query.watermarks.bump(teamId, deps.now());
   const exportsDeps = exportDeps(config, deps);
   const scheduler = createScheduler(exportsDeps, app.log);
   let playlistCounter: PlaylistCounter | null = null;
@@ -156,6 +159,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
         waitMs: config.captureJournalWaitMs,
         onError: (err, attempt) =>
           app.log.error({ err, attempt }, 'inserting from the capture journal failed; retrying'),
+        // Other nodes do not wait for this journal: for them the rows arrive when inserted. A lone
+        // node's reads wait for its journal, so the acknowledgement alone counts there.
+        ...(query.watermarks.kind === 'redis' && {
+          onInserted: (teamIds: number[]) => {
+            for (const teamId of teamIds) eventsArrived(teamId);
+          },
+        }),
         onReplay: (rows) =>
           app.log.info(
             { rows, dir: config.captureJournalDir },
@@ -166,7 +176,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Reads wait for what this node acknowledged (read-your-writes on this node).
   const removeBarrier = sink ? options.events.addReadBarrier(sink.barrier) : undefined;
   const pipeline = createIngestPipeline(
-    { ...deps, definitions, sink },
+    { ...deps, definitions, sink, onAcknowledged: eventsArrived },
     {
       maxRows: config.ingestBatchRows,
       maxDelayMs: config.ingestBatchDelayMs,

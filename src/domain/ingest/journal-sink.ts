@@ -36,6 +36,11 @@ export interface JournalSinkOptions {
   onError?: (error: unknown, attempt: number) => void;
   /** Told, before they are inserted, how many rows the journal holds from before this open. */
   onReplay?: (rows: number) => void;
+  /**
+   * Told of the projects whose acknowledged rows just reached the engine: other nodes, which do not
+   * wait for this node's journal, can read them from now on (event watermarks, docs/query-api.md).
+   */
+  onInserted?: (teamIds: number[]) => void;
 }
 
 interface Queued {
@@ -44,6 +49,8 @@ interface Queued {
   entry: JournalEntry;
   /** Arrival (ms), for the batching delay. */
   at: number;
+  /** The project of the request (unknown for records replayed at open). */
+  teamId?: number;
 }
 
 interface Appending {
@@ -208,7 +215,7 @@ export async function openJournalSink(
         let from = start;
         group.forEach((w, i) => {
           const end = ends[i] as number;
-          queue.push({ start: from, end, entry: w.entry, at: now });
+          queue.push({ start: from, end, entry: w.entry, at: now, teamId: w.teamId });
           queuedRows += w.entry.rows;
           teamDurable.set(w.teamId, end);
           from = end;
@@ -336,6 +343,11 @@ export async function openJournalSink(
     for (let attempt = 1; ; attempt++) {
       try {
         await insertBatch(batch, done, suspect);
+        if (options.onInserted) {
+          const teams = new Set<number>();
+          for (const q of batch) if (q.teamId !== undefined) teams.add(q.teamId);
+          if (teams.size > 0) options.onInserted([...teams]);
+        }
         break;
       } catch (error) {
         options.onError?.(error, attempt);

@@ -29,6 +29,11 @@ export interface IngestDeps {
   definitions?: DefinitionsCollector | undefined;
   /** Where the rows go (default: straight into the engine, `directSink`). */
   sink?: IngestSink | undefined;
+  /**
+   * Told once a project's events are acknowledged (a query that starts later on this node reads
+   * them): cached results calculated before are stale (event watermarks, docs/query-api.md).
+   */
+  onAcknowledged?: ((teamId: number) => void) | undefined;
 }
 
 /**
@@ -123,6 +128,8 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
       const set = await process(team, fresh);
       await commit.add(set, rowsIn(set), team.id);
+      // Recordings alone change no query result: a replay stream must not keep insights recalculating.
+      if (deps.onAcknowledged && fresh.some((e) => !isSnapshot(e))) deps.onAcknowledged(team.id);
       deps.definitions?.observe(
         team.id,
         fresh.filter((e) => !isSnapshot(e)),

@@ -3,6 +3,7 @@ import { useRoute } from 'preact-iso';
 import { api, get } from '../api';
 import { DataTable } from '../components/data-table';
 import { ErrorNote } from '../components/error-note';
+import { Freshness, oldestRefresh } from '../components/freshness';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 import { kindOf, ResultView, type SavedInsight } from './insights';
@@ -160,9 +161,12 @@ export function DashboardPage() {
             ))}
           </select>
         </label>
-        <button type="button" onClick={() => load('force_blocking')} disabled={busy}>
-          {busy ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <Freshness
+          what="Oldest tile computed"
+          computedAt={oldestRefresh(tiles.map((t) => t.insight?.last_refresh ?? t.last_refresh))}
+          busy={busy}
+          onRefresh={() => load('force_blocking')}
+        />
       </section>
       {error !== null && <ErrorNote error={error} />}
       {tiles.length === 0 && (

@@ -3,6 +3,7 @@ import { ApiFailure, api, type RunProgress, runQuery } from '../api';
 import { Chart } from '../components/chart';
 import { DraftInput } from '../components/draft-input';
 import { ErrorNote } from '../components/error-note';
+import { Freshness, lastRefreshOf, useForcedRefresh } from '../components/freshness';
 import { SimpleTable } from '../components/list-table';
 import { Flow, StackedBars } from '../components/svg-charts';
 import { useHogQL } from '../components/use-query';
@@ -421,6 +422,7 @@ export function Insights() {
   // mount's first run: under load that effect fired after a quick first edit and ran the stale
   // form over it.
   const [attempt, setAttempt] = useState(0);
+  const refresh = useForcedRefresh();
   const query = toQuery(form);
   const queryKey = JSON.stringify(query);
   useEffect(() => {
@@ -429,14 +431,18 @@ export function Insights() {
     setRunning(true);
     setError(null);
     setProgress(null);
-    runQuery<{ results: unknown[] }>(team.id, query, { signal: controller.signal, onProgress: setProgress })
+    runQuery<{ results: unknown[] }>(team.id, query, {
+      signal: controller.signal,
+      onProgress: setProgress,
+      refresh: refresh.take(),
+    })
       .then(
         (data) => setResult({ kind: form.kind, data }),
         (e) => (e as Error).name !== 'AbortError' && setError(e),
       )
       .finally(() => !controller.signal.aborted && setRunning(false));
     return () => controller.abort();
-  }, [team.id, queryKey, attempt]);
+  }, [team.id, queryKey, attempt, refresh.attempt]);
 
   const update = (patch: Partial<InsightForm>) => {
     const next = { ...form, ...patch };
@@ -655,6 +661,9 @@ export function Insights() {
           </p>
         )}
         {error !== null && <ErrorNote error={error} retry={() => setAttempt((n) => n + 1)} />}
+        {result && (
+          <Freshness computedAt={lastRefreshOf(result.data)} busy={running} onRefresh={refresh.request} />
+        )}
         {result && result.kind === form.kind && <ResultView kind={result.kind} result={result.data} />}
         {result && (
           <form class="row wrap" onSubmit={save}>
