@@ -48,18 +48,15 @@ function writeUrl(form: InsightForm | null) {
   if (url.href !== window.location.href) history.replaceState(history.state, '', url.href);
 }
 
-const weekStartOf = (team: Record<string, unknown>) =>
-  typeof team.week_start_day === 'number' ? team.week_start_day : 0;
-
 /** Runs the form's query whenever it changes; the cleanup cancels the run it replaces. */
-function useInsightRun(teamId: number, form: InsightForm, weekStart: number) {
+function useInsightRun(teamId: number, form: InsightForm) {
   const [result, setResult] = useState<{ kind: Kind; data: { results: unknown[] } } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [progress, setProgress] = useState<RunProgress | null>(null);
   const [running, setRunning] = useState(false);
   const [attempt, setAttempt] = useState(0);
   const abort = useRef<AbortController | null>(null);
-  const query = toQuery(form, weekStart);
+  const query = toQuery(form);
   const queryKey = JSON.stringify(query);
   // Starting runs from event handlers instead raced the mount's first run: under load that effect
   // fired after a quick first edit and ran the stale form over it.
@@ -102,7 +99,7 @@ function useEventNames(teamId: number) {
 function useTeam() {
   const { team } = useSession();
   const testFilters = Array.isArray(team.test_account_filters) ? team.test_account_filters.length : 0;
-  return { team, testFilters, weekStart: weekStartOf(team) };
+  return { team, testFilters };
 }
 
 /** The editor, the answer and whatever the page adds below the answer (saving, dashboards). */
@@ -115,8 +112,8 @@ function Workbench({
   setForm: (f: InsightForm) => void;
   children?: preact.ComponentChildren;
 }) {
-  const { team, testFilters, weekStart } = useTeam();
-  const run = useInsightRun(team.id, form, weekStart);
+  const { team, testFilters } = useTeam();
+  const run = useInsightRun(team.id, form);
   const eventNames = useEventNames(team.id);
   return (
     <>

@@ -201,13 +201,13 @@ export function fromQuery(query: Record<string, unknown>): InsightForm | null {
 }
 
 /** The form as PostHog's query node; the same node is what gets saved. */
-export function toQuery(form: InsightForm, weekStartDay = 0, now = new Date()): Record<string, unknown> {
+export function toQuery(form: InsightForm): Record<string, unknown> {
   // Every insight kind takes the flag and the insight-wide filters.
-  const query = { ...queryOf(form, weekStartDay, now), ...withFilters(form.properties) };
+  const query = { ...queryOf(form), ...withFilters(form.properties) };
   return form.filterTestAccounts ? { ...query, filterTestAccounts: true } : query;
 }
 
-function queryOf(form: InsightForm, weekStartDay: number, now: Date): Record<string, unknown> {
+function queryOf(form: InsightForm): Record<string, unknown> {
   const dateRange = { date_from: form.dateFrom };
   const breakdownFilter = form.breakdown
     ? { breakdownFilter: { breakdown: form.breakdown, breakdown_type: form.breakdownType ?? 'event' } }
@@ -240,9 +240,9 @@ function queryOf(form: InsightForm, weekStartDay: number, now: Date): Record<str
         dateRange,
         retentionFilter: {
           period,
-          // PostHog's retention reads only date_to and counts `totalIntervals` periods back from
-          // it, so the console turns the chosen range into that count (8 periods for All time).
-          totalIntervals: retentionIntervals(form.dateFrom, form.interval, now, weekStartDay),
+          // Cohorts start in the range's first period (PostHog's retention since 2025); this is
+          // how many periods each cohort is followed for.
+          totalIntervals: 8,
           targetEntity: { id: target, type: 'events' },
           returningEntity: { id: returning, type: 'events' },
         },
@@ -270,45 +270,6 @@ function queryOf(form: InsightForm, weekStartDay: number, now: Date): Record<str
       };
   }
 }
-
-const DAY = 86_400_000;
-
-/**
- * How many retention periods cover a relative range: the period holding the range's first moment
- * through the current one. "Last 30 days" by week is 5 or 6 cohorts (by the weekday), not 8.
- */
-export function retentionIntervals(
-  dateFrom: string,
-  period: InsightForm['interval'],
-  now: Date,
-  weekStartDay = 0,
-): number {
-  const m = /^-(\d+)([hdwm])$/.exec(dateFrom);
-  if (!m) return 8;
-  const n = Number(m[1]);
-  const hours = m[2] === 'h' ? n : m[2] === 'd' ? n * 24 : m[2] === 'w' ? n * 24 * 7 : n * 24 * 30;
-  const start = new Date(now.getTime() - hours * 3_600_000);
-  let count: number;
-  switch (period) {
-    case 'hour':
-      count = Math.floor(now.getTime() / 3_600_000) - Math.floor(start.getTime() / 3_600_000);
-      break;
-    case 'day':
-      count = dayNumber(now) - dayNumber(start);
-      break;
-    case 'week': {
-      const week = (d: Date) => Math.floor((dayNumber(d) - ((d.getUTCDay() - weekStartDay + 7) % 7)) / 7);
-      count = week(now) - week(start);
-      break;
-    }
-    case 'month':
-      count =
-        now.getUTCFullYear() * 12 + now.getUTCMonth() - (start.getUTCFullYear() * 12 + start.getUTCMonth());
-      break;
-  }
-  return Math.min(500, Math.max(1, count + 1));
-}
-const dayNumber = (d: Date) => Math.floor(d.getTime() / DAY);
 
 /** The form's URL: the query node in `q`, as PostHog links carry a query. */
 export function formUrl(path: string, form: InsightForm): string {
