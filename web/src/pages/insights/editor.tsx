@@ -165,7 +165,7 @@ export function InsightEditor({
             )}
           </fieldset>
         )}
-        <div class="row wrap">
+        <div class="filters-line">
           <span class="muted small">Filters for every series</span>
           <PropertyFilters
             teamId={teamId}
