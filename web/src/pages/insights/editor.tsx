@@ -62,20 +62,7 @@ export function InsightEditor({
             type="button"
             role="tab"
             aria-selected={form.kind === k}
-            tabIndex={form.kind === k ? 0 : -1}
             onClick={() => update({ kind: k })}
-            onKeyDown={(e) => {
-              // Arrow keys move between the kinds, as in any tab list.
-              const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
-              if (!step) return;
-              e.preventDefault();
-              const next = KINDS[(KINDS.indexOf(k) + step + KINDS.length) % KINDS.length]!;
-              update({ kind: next });
-              const list = (e.currentTarget as HTMLElement).parentElement;
-              requestAnimationFrame(() =>
-                (list?.querySelector('[aria-selected="true"]') as HTMLElement | null)?.focus(),
-              );
-            }}
           >
             {k}
           </button>
