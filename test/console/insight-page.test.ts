@@ -76,16 +76,16 @@ describe.skipIf(!hasChromium)(`insight page in headless Chromium (${backend})`, 
     const addInsightFilter = page.getByRole('button', { name: 'Add filter to the insight' });
     await addInsightFilter.click();
     await expect.poll(() => page.getByRole('dialog').count()).toBe(1);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('INPUT');
+    await expect.poll(() => page.evaluate('document.activeElement?.tagName')).toBe('INPUT');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
     await expect
-      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label')"))
       .toBe('Add filter to the insight');
 
     // Series 1 only counts pro users: the property, then a value Burrow suggests from its events.
-    await page.getByRole('button', { name: 'Add filter to series 1' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Property filter on series 1' });
+    await page.getByRole('button', { name: 'Add filter to the 1st series' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Property filter on the 1st series' });
     await dialog.getByLabel('Property', { exact: true }).fill('plan');
     const suggestions = dialog.getByRole('group', { name: 'Suggested values' });
     await expect
@@ -138,6 +138,23 @@ describe.skipIf(!hasChromium)(`insight page in headless Chromium (${backend})`, 
       await page.emulateMedia({ colorScheme: scheme });
       await page.screenshot({ path: `${SHOTS}/new-insight-${width}-${scheme}.png`, fullPage: true });
     }
+    // The picker narrow and dark, with the person properties Burrow knows suggested.
+    await page.setViewportSize({ width: 390, height: 900 });
+    await addInsightFilter.click();
+    const insightDialog = page.getByRole('dialog', { name: 'Property filter on the insight' });
+    await insightDialog.getByLabel('Property type').selectOption('person');
+    await insightDialog.getByLabel('Property', { exact: true }).fill('country');
+    await expect
+      .poll(
+        () => insightDialog.getByRole('group', { name: 'Suggested values' }).getByRole('button').count(),
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(2);
+    await page.screenshot({ path: `${SHOTS}/filter-picker-390-dark.png`, fullPage: true });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1280, height: 900 });
 
@@ -215,6 +232,13 @@ describe.skipIf(!hasChromium)(`insight page in headless Chromium (${backend})`, 
     await expect
       .poll(() => page.locator('.saved-list li a').allTextContents())
       .toEqual(['Pro DAU by country']);
+
+    // The Insights menu item starts a new insight, even from an edited one on the same page.
+    await page.getByLabel('Measure').selectOption('weekly_active');
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toContain('weekly_active');
+    await page.getByRole('link', { name: 'Insights', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Measure').inputValue()).toBe('total');
+    expect(new URL(page.url()).search).toBe('');
     await context.close();
   });
 });

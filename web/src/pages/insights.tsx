@@ -38,14 +38,30 @@ export const isMissingResource = (e: unknown) => e instanceof ApiFailure && e.st
 let justSaved: { shortId: string; name: string } | null = null;
 
 /**
- * The form's state goes into the address as the query node (`?q=`), replaced rather than pushed
- * so Back leaves the insight instead of stepping through every edit; a reload reopens the form.
+ * The form's state lives in the address as the query node (`?q=`), replaced rather than pushed so
+ * Back leaves the insight instead of stepping through every edit; a reload reopens the form. The
+ * router is told (same page, so nothing remounts), and an address this page did not write (a link
+ * to the same page followed: the Insights menu item, a saved insight's own link) resets the form.
  */
-function writeUrl(form: InsightForm | null) {
-  const url = new URL(window.location.href);
-  if (form) url.searchParams.set('q', JSON.stringify(toQuery(form)));
-  else url.searchParams.delete('q');
-  if (url.href !== window.location.href) history.replaceState(history.state, '', url.href);
+function useUrlForm(initial: () => InsightForm | null, fallback: () => InsightForm | null) {
+  const { query, path, route } = useLocation();
+  const [form, setFormState] = useState<InsightForm | null>(() => initial() ?? fallback());
+  const written = useRef<string | null>(query.q ?? null);
+  useEffect(() => {
+    const q = query.q ?? null;
+    if (q === written.current) return;
+    written.current = q;
+    setFormState(formFromUrl(window.location.search) ?? fallback());
+  }, [query.q]);
+  /** Shows `next`; `inUrl` false leaves `?q=` out (a saved insight as saved). */
+  const setForm = (next: InsightForm, inUrl = true) => {
+    setFormState(next);
+    const q = inUrl ? JSON.stringify(toQuery(next)) : null;
+    if (q === written.current) return;
+    written.current = q;
+    route(q === null ? path : `${path}?q=${encodeURIComponent(q)}`, true);
+  };
+  return [form, setForm] as const;
 }
 
 /** Runs the form's query whenever it changes; the cleanup cancels the run it replaces. */
@@ -170,18 +186,15 @@ export function Insights() {
   const { route } = useLocation();
   // New insights start with the project's default for the test-account toggle; a link or a
   // reload brings its own form.
-  const [form, setFormState] = useState<InsightForm>(
-    () =>
-      formFromUrl(window.location.search) ?? {
-        ...DEFAULT_FORM,
-        filterTestAccounts: testFilters > 0 && team.test_account_filters_default_checked === true,
-      },
+  const [urlForm, setForm] = useUrlForm(
+    () => formFromUrl(window.location.search),
+    () => ({
+      ...DEFAULT_FORM,
+      filterTestAccounts: testFilters > 0 && team.test_account_filters_default_checked === true,
+    }),
   );
+  const form = urlForm ?? DEFAULT_FORM;
   const [error, setError] = useState<unknown>(null);
-  const setForm = (next: InsightForm) => {
-    setFormState(next);
-    writeUrl(next);
-  };
   const save = async (event: Event) => {
     event.preventDefault();
     const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name') ?? '');
@@ -243,9 +256,11 @@ export function InsightPage() {
 function SavedInsightEditor({ insight, reload }: { insight: SavedInsight; reload: () => Promise<unknown> }) {
   const { team } = useTeam();
   const savedForm = fromQuery(insight.query);
+  const savedKey = savedForm ? JSON.stringify(toQuery(savedForm)) : '';
   // What the URL carries wins over the saved query: it is this tab's unsaved editing.
-  const [form, setFormState] = useState<InsightForm | null>(
-    () => formFromUrl(window.location.search) ?? (savedForm ? normalise(savedForm) : null),
+  const [form, setUrlForm] = useUrlForm(
+    () => formFromUrl(window.location.search),
+    () => (savedForm ? normalise(savedForm) : null),
   );
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState<string | null>(() => {
@@ -254,12 +269,10 @@ function SavedInsightEditor({ insight, reload }: { insight: SavedInsight; reload
     justSaved = null;
     return note;
   });
-  const savedKey = savedForm ? JSON.stringify(toQuery(savedForm)) : '';
   const dirty = form !== null && JSON.stringify(toQuery(form)) !== savedKey;
   const setForm = (next: InsightForm) => {
-    setFormState(next);
     setStatus(null);
-    writeUrl(JSON.stringify(toQuery(next)) === savedKey ? null : next);
+    setUrlForm(next, JSON.stringify(toQuery(next)) !== savedKey);
   };
   const patch = async (body: Record<string, unknown>, done: string) => {
     try {
@@ -288,7 +301,7 @@ function SavedInsightEditor({ insight, reload }: { insight: SavedInsight; reload
                     patch(
                       { query: { kind: 'InsightVizNode', source: toQuery(form) } },
                       'Changes saved.',
-                    ).then(() => writeUrl(null))
+                    ).then(() => setUrlForm(form, false))
                   }
                 >
                   Save changes

@@ -11,8 +11,12 @@ import {
   RANGES,
   type Series,
 } from './form';
-import { PropertyFilters } from './property-filters';
+import { PropertyFilters, useSuggestions } from './property-filters';
 import './insights.css';
+
+/** 1st, 2nd, 3rd, 4th…: names a series for screen readers without repeating its field's label. */
+const ordinal = (n: number) =>
+  `${n}${n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th'}`;
 
 /** Keeps a funnel at two steps or more when switching to it. */
 export function normalise(form: InsightForm): InsightForm {
@@ -53,6 +57,14 @@ export function InsightEditor({
   const seriesFilters = form.kind !== 'Retention' && form.kind !== 'Paths';
   const breakdownType = form.breakdownType ?? 'event';
   const events = [...new Set(form.series.map((s) => s.event).filter(Boolean))];
+  const propertyMath = form.kind === 'Trends' && form.series.some((s) => PROPERTY_MATHS.has(s.math));
+  // Numeric properties for the "of property" maths, asked for only once such a math is chosen.
+  const numeric = useSuggestions(
+    propertyMath
+      ? `/api/projects/${teamId}/property_definitions/?type=event&is_numerical=true&limit=100`
+      : null,
+    (d) => ((d as { results?: { name: string }[] }).results ?? []).map((r) => r.name),
+  );
   return (
     <>
       <div class="tabs" role="tablist" aria-label="Insight type">
@@ -69,6 +81,11 @@ export function InsightEditor({
         ))}
       </div>
       <section class="card">
+        <datalist id="numeric-properties">
+          {numeric.map((p) => (
+            <option key={p} value={p} />
+          ))}
+        </datalist>
         <datalist id="event-names">
           {eventNames.map((e) => (
             <option key={e} value={e} />
@@ -112,6 +129,7 @@ export function InsightEditor({
                       <label>
                         Of property
                         <DraftInput
+                          list="numeric-properties"
                           value={s.mathProperty ?? ''}
                           placeholder="e.g. amount"
                           onCommit={(mathProperty) => setSeries(i, { mathProperty: mathProperty.trim() })}
@@ -134,7 +152,7 @@ export function InsightEditor({
                       teamId={teamId}
                       filters={s.properties ?? []}
                       onChange={(properties) => setSeries(i, { properties })}
-                      label={name?.toLowerCase() ?? 'series'}
+                      label={`the ${ordinal(i + 1)} ${form.kind === 'Funnels' ? 'step' : 'series'}`}
                       events={s.event ? [s.event] : []}
                     />
                   )}
@@ -207,11 +225,14 @@ export function InsightEditor({
                     update({ breakdownType: (e.currentTarget as HTMLSelectElement).value as BreakdownType })
                   }
                 >
-                  {Object.entries(BREAKDOWN_TYPES).map(([v, l]) => (
-                    <option key={v} value={v}>
-                      {l[0]?.toUpperCase() + l.slice(1)}
-                    </option>
-                  ))}
+                  {Object.entries(BREAKDOWN_TYPES)
+                    // Funnels break down by properties only (a HogQL one is a 400).
+                    .filter(([v]) => form.kind !== 'Funnels' || v !== 'hogql' || breakdownType === 'hogql')
+                    .map(([v, l]) => (
+                      <option key={v} value={v}>
+                        {l[0]?.toUpperCase() + l.slice(1)}
+                      </option>
+                    ))}
                 </select>
               </label>
               <label>

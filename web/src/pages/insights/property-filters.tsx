@@ -229,7 +229,7 @@ function FilterEditor({
  * Suggestions from the definitions Burrow keeps; a failed lookup only means no suggestions, the
  * filter can still be typed.
  */
-function useSuggestions(path: string | null, pick: (data: unknown) => string[]): string[] {
+export function useSuggestions(path: string | null, pick: (data: unknown) => string[]): string[] {
   const [list, setList] = useState<string[]>([]);
   useEffect(() => {
     if (!path) return setList([]);
