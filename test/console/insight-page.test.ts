@@ -239,6 +239,19 @@ describe.skipIf(!hasChromium)(`insight page in headless Chromium (${backend})`, 
     await page.getByRole('link', { name: 'Insights', exact: true }).click();
     await expect.poll(() => page.getByLabel('Measure').inputValue()).toBe('total');
     expect(new URL(page.url()).search).toBe('');
+
+    // Retention by week over the last 30 days: the weeks from the one 30 days back (5 or 6 by the
+    // weekday), not 8 weeks back.
+    await page.getByRole('tab', { name: 'Retention' }).click();
+    await page.getByLabel('Period').selectOption('week');
+    await page.getByLabel('Date range').selectOption('-30d');
+    await expect
+      .poll(() => page.locator('table.retention tbody tr').count(), { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(5);
+    const cohorts = await page.locator('table.retention tbody tr').count();
+    expect(cohorts).toBeLessThanOrEqual(6);
+    const first = (await page.locator('table.retention tbody tr td .muted').first().textContent()) ?? '';
+    expect(Date.now() - Date.parse(first)).toBeLessThan(37 * 86_400_000);
     await context.close();
   });
 });
