@@ -187,6 +187,45 @@ describe('RetentionQuery', () => {
     });
   });
 
+  it('a date_from starts the first cohort in its period; totalIntervals only bounds the follow-up', async () => {
+    // PostHog's retention since its 2025 date range update: "Last 30 days" by week is the weeks
+    // from the one holding the range's start, not totalIntervals (8) weeks back.
+    const run = async (dateRange: Record<string, string>) =>
+      (
+        await ok(h, project, {
+          kind: 'RetentionQuery',
+          dateRange,
+          retentionFilter: { period: 'Week', totalIntervals: 8 },
+        })
+      ).results as unknown as Cohort[];
+    const fixed = await run({ date_from: '2025-05-20', date_to: '2025-06-05' });
+    expect(fixed.map((c) => c.date)).toEqual([
+      '2025-05-18T00:00:00Z',
+      '2025-05-25T00:00:00Z',
+      '2025-06-01T00:00:00Z',
+    ]);
+    expect(table(fixed)).toEqual([[1, 0, 1], [0, 0], [5]]);
+    // Relative to now (1 July 2025, a Tuesday): 30 days back is Sunday 1 June.
+    const relative = await run({ date_from: '-30d' });
+    expect(relative.map((c) => c.date.slice(0, 10))).toEqual([
+      '2025-06-01',
+      '2025-06-08',
+      '2025-06-15',
+      '2025-06-22',
+      '2025-06-29',
+    ]);
+    // Each cohort is followed for at most totalIntervals periods.
+    const days = (
+      await ok(h, project, {
+        kind: 'RetentionQuery',
+        dateRange: { date_from: '2025-05-01', date_to: '2025-06-05' },
+        retentionFilter: { period: 'Day', totalIntervals: 3 },
+      })
+    ).results as unknown as Cohort[];
+    expect(days).toHaveLength(36);
+    expect(Math.max(...days.map((c) => c.values.length))).toBe(3);
+  });
+
   it('cohorts are periods in the project timezone', async () => {
     const res = await h.request('POST', '/api/organizations/@current/projects/', {
       body: { name: 'New York', timezone: 'America/New_York' },

@@ -11,6 +11,7 @@ import { SessionContext } from './session';
 const Home = lazy(() => import('./pages/home').then((m) => m.Home));
 const Sql = lazy(() => import('./pages/sql').then((m) => m.Sql));
 const Insights = lazy(() => import('./pages/insights').then((m) => m.Insights));
+const InsightPage = lazy(() => import('./pages/insights').then((m) => m.InsightPage));
 const Recordings = lazy(() => import('./pages/recordings').then((m) => m.Recordings));
 const RecordingPlayer = lazy(() => import('./pages/recordings').then((m) => m.RecordingPlayer));
 const Events = lazy(() => import('./pages/events').then((m) => m.Events));
@@ -79,6 +80,8 @@ function SignedIn() {
             <Route path="/" component={Home} />
             <Route path="/sql" component={Sql} />
             <Route path="/insights" component={Insights} />
+            <Route path="/insights/new" component={Insights} />
+            <Route path="/insights/:shortId" component={InsightPage} />
             <Route path="/dashboards" component={Dashboards} />
             <Route path="/dashboards/:id" component={DashboardPage} />
             <Route path="/recordings" component={Recordings} />

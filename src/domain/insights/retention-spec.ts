@@ -111,21 +111,40 @@ function breakdownOf(node: QueryNode): RetentionSpec['breakdown'] {
 }
 
 /**
- * The cohort starts: `totalIntervals` periods ending with the one containing date_to (default
- * now), in the project timezone, plus the end of the last one.
+ * The cohort starts, in the project timezone, plus the end of the last cohort. The last cohort is
+ * the period containing date_to (default now). With a date_from (PostHog's retention since its
+ * January 2025 date range update) the first cohort is the period containing it, and
+ * `totalIntervals` only bounds how many periods each cohort is followed for; without one (older
+ * saved queries), `totalIntervals` periods are counted back from date_to.
  */
 export function cohortStarts(
   node: QueryNode,
   spec: RetentionSpec,
   ctx: { timezone: string; now: Date; weekStartDay: WeekStartDay },
 ): Date[] {
-  const range = node.dateRange as { date_to?: string | null } | null | undefined;
-  const to = range?.date_to
-    ? parseDate(range.date_to, { timezone: ctx.timezone, now: ctx.now, attr: 'date_to' }).at.toJSDate()
-    : ctx.now;
+  const range = node.dateRange as { date_from?: string | null; date_to?: string | null } | null | undefined;
+  const at = (text: string, attr: string) =>
+    parseDate(text, { timezone: ctx.timezone, now: ctx.now, attr }).at.toJSDate();
+  const to = range?.date_to ? at(range.date_to, 'date_to') : ctx.now;
   const last = startOfInterval(to, spec.period, ctx.timezone, ctx.weekStartDay);
-  return Array.from({ length: spec.totalIntervals + 1 }, (_, i) =>
-    addIntervals(last, spec.period, i - spec.totalIntervals + 1, ctx.timezone),
+  let count = spec.totalIntervals;
+  if (range?.date_from && range.date_from !== 'all') {
+    const first = startOfInterval(
+      at(range.date_from, 'date_from'),
+      spec.period,
+      ctx.timezone,
+      ctx.weekStartDay,
+    );
+    count = 1;
+    while (count <= MAX_INTERVALS && addIntervals(first, spec.period, count, ctx.timezone) <= last) count++;
+    if (count > MAX_INTERVALS)
+      throw bad(
+        'dateRange',
+        `The date range holds more than ${MAX_INTERVALS} ${spec.period}s: choose a shorter range or a longer period.`,
+      );
+  }
+  return Array.from({ length: count + 1 }, (_, i) =>
+    addIntervals(last, spec.period, i - count + 1, ctx.timezone),
   );
 }
 

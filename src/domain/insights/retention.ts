@@ -131,10 +131,11 @@ async function runRetention(node: QueryNode, ctx: RunnerContext): Promise<QueryR
         .slice(0, spec.breakdown.limit)
         .map(([value]) => value)
     : [''];
-  const n = spec.totalIntervals;
+  // Each cohort is followed up to date_to, for at most totalIntervals periods (itself included).
+  const n = starts.length - 1;
   const results = values.flatMap((value) =>
     Array.from({ length: n }, (_, cohort) => ({
-      values: Array.from({ length: n - cohort }, (_, k) => {
+      values: Array.from({ length: Math.min(n - cohort, spec.totalIntervals) }, (_, k) => {
         const count = counts.get(value)?.get(`${cohort}:${k}`);
         return count === undefined ? { count: 0 } : { count, label: `${spec.periodName} ${k}` };
       }),
