@@ -22,6 +22,7 @@ const Flags = lazy(() => import('./pages/flags').then((m) => m.Flags));
 const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
 const Cohorts = lazy(() => import('./pages/cohorts').then((m) => m.Cohorts));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
+const SharedView = lazy(() => import('./pages/shared').then((m) => m.SharedView));
 const NotFound = () => <ErrorNote error={new ApiFailure(404, { detail: 'There is no page here.' })} />;
 
 function SignedIn() {
@@ -79,6 +80,14 @@ function SignedIn() {
 function Pages() {
   const { path } = useLocation();
   if (path === '/login') return <Login />;
+  // A share link opens without a login, outside the shell.
+  if (path.startsWith('/share/'))
+    return (
+      <Router>
+        <Route path="/share/:token" component={SharedView} />
+        <Route default component={NotFound} />
+      </Router>
+    );
   if (path.startsWith('/signup/'))
     return (
       <Router>
