@@ -218,6 +218,7 @@ export function DashboardPage() {
           dashboardId={dashboard.id}
           exclude={onBoard}
           onAdded={async (title) => {
+            setPanel(null);
             await load('blocking');
             setSaid(`Added “${title}”.`);
           }}
