@@ -197,7 +197,7 @@ export function DashboardPage() {
         <form class="card row wrap" onSubmit={rename}>
           <label class="grow">
             Dashboard name
-            <input name="name" required maxLength={400} value={dashboard.name ?? ''} />
+            <input name="name" required maxLength={400} defaultValue={dashboard.name ?? ''} />
           </label>
           <button type="submit" class="primary">
             Save name
@@ -241,14 +241,20 @@ export function DashboardPage() {
             )}
           </select>
         </label>
-        <form class="row wrap" onSubmit={setProperty}>
+        {/* Uncontrolled, so a re-render mid-typing keeps what was typed; a new saved filter resets it. */}
+        <form class="row wrap" onSubmit={setProperty} key={JSON.stringify(property ?? null)}>
           <label>
             Event property
-            <input name="key" maxLength={400} value={property?.key ?? ''} placeholder="e.g. $browser" />
+            <input
+              name="key"
+              maxLength={400}
+              defaultValue={property?.key ?? ''}
+              placeholder="e.g. $browser"
+            />
           </label>
           <label>
             equals
-            <input name="value" maxLength={1000} value={String(property?.value ?? '')} />
+            <input name="value" maxLength={1000} defaultValue={String(property?.value ?? '')} />
           </label>
           <button type="submit">Apply filter</button>
         </form>

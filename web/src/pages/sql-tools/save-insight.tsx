@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api';
 import { useList } from '../../components/use-resource';
 
@@ -21,22 +21,26 @@ export function SaveInsight({
     useList<{ id: number; name: string | null }>(`/api/projects/${projectId}/dashboards/?limit=100`).list ??
     [];
   const [target, setTarget] = useState('');
+  const [name, setName] = useState(initialName);
+  // A saved insight opened later in the page names the form, unless something was typed.
+  useEffect(() => {
+    if (initialName) setName((typed) => typed || initialName);
+  }, [initialName]);
   const [saved, setSaved] = useState<{ name: string; dashboard: { id: number; name: string } | null } | null>(
     null,
   );
   const save = async (event: Event) => {
     event.preventDefault();
-    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name') ?? '').trim();
     const dashboard = dashboards.find((d) => String(d.id) === target) ?? null;
     try {
       await api('POST', `/api/projects/${projectId}/insights/`, {
-        name,
+        name: name.trim(),
         saved: true,
         query: { kind: 'DataVisualizationNode', source: { kind: 'HogQLQuery', query: query() } },
         ...(dashboard ? { dashboards: [dashboard.id] } : {}),
       });
       setSaved({
-        name,
+        name: name.trim(),
         dashboard: dashboard
           ? { id: dashboard.id, name: dashboard.name || `Dashboard ${dashboard.id}` }
           : null,
@@ -49,11 +53,22 @@ export function SaveInsight({
     <form class="row wrap" onSubmit={save}>
       <label>
         Name
-        <input name="name" required maxLength={400} placeholder="e.g. Signups by day" value={initialName} />
+        <input
+          name="name"
+          required
+          maxLength={400}
+          placeholder="e.g. Signups by day"
+          value={name}
+          onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+        />
       </label>
       <label>
         Dashboard
-        <select value={target} onChange={(e) => setTarget((e.currentTarget as HTMLSelectElement).value)}>
+        <select
+          aria-label="Dashboard"
+          value={target}
+          onChange={(e) => setTarget((e.currentTarget as HTMLSelectElement).value)}
+        >
           <option value="">None (save only)</option>
           {dashboards.map((d) => (
             <option key={d.id} value={String(d.id)}>
