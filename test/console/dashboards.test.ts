@@ -144,6 +144,15 @@ describe.skipIf(!hasChromium)(`dashboards in headless Chromium (${backend})`, ()
     await page.getByRole('button', { name: 'Move “Pageview total (SQL)” up' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => titles(page)).toEqual(['Pageview total (SQL)', 'Pageviews trend']);
+    // Focus stays on the moved tile (its "up" is disabled at the top, so on its "down"): Enter
+    // moves it back, and Enter again (focus now on its "up") moves it up once more.
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    await expect.poll(focused).toBe('Move “Pageview total (SQL)” down');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => titles(page)).toEqual(['Pageviews trend', 'Pageview total (SQL)']);
+    await expect.poll(focused).toBe('Move “Pageview total (SQL)” up');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => titles(page)).toEqual(['Pageview total (SQL)', 'Pageviews trend']);
     await page.reload();
     await expect
       .poll(() => titles(page), { timeout: 20_000 })
@@ -185,6 +194,8 @@ describe.skipIf(!hasChromium)(`dashboards in headless Chromium (${backend})`, ()
     await page.getByRole('button', { name: 'Apply filter' }).click();
     await expect.poll(() => total(page), { timeout: 20_000 }).toBe('30');
     await shots(page, 'dashboard');
+    await page.getByRole('button', { name: 'Clear filter' }).click();
+    await expect.poll(() => total(page), { timeout: 20_000 }).toBe('60');
 
     // Share: turn the link on and open it in a browser with no session.
     await page.getByRole('button', { name: 'Share' }).click();

@@ -142,7 +142,16 @@ export function DashboardPage() {
   };
   const arrange = async (change: { id: number; delta?: number; w?: number; h?: number }, message: string) => {
     const layouts: { id: number; layouts: Layouts }[] = relayout(tiles, change);
-    if (await patch({ tiles: layouts })) setSaid(message);
+    if (!(await patch({ tiles: layouts }))) return;
+    setSaid(message);
+    // Reordering moves the tile's DOM node, which drops focus: put it back on the same control
+    // (or the other arrow when the tile reached an end), so repeated moves need no mouse.
+    if (change.delta)
+      requestAnimationFrame(() => {
+        const mine = [...document.querySelectorAll<HTMLButtonElement>(`[data-tile="${change.id}"] .move`)];
+        const wanted = mine.find((b) => b.dataset.delta === String(change.delta) && !b.disabled);
+        (wanted ?? mine.find((b) => !b.disabled))?.focus();
+      });
   };
   const remove = async (tile: Tile, title: string) => {
     if (await patch({ tiles: [{ id: tile.id, deleted: true }] }))
@@ -257,6 +266,14 @@ export function DashboardPage() {
             <input name="value" maxLength={1000} defaultValue={String(property?.value ?? '')} />
           </label>
           <button type="submit">Apply filter</button>
+          {property && (
+            <button
+              type="button"
+              onClick={() => patch({ filters: { ...dashboard.filters, properties: [] } }, 'force_blocking')}
+            >
+              Clear filter
+            </button>
+          )}
         </form>
         <button type="button" onClick={() => load('force_blocking')} disabled={busy}>
           {busy ? 'Refreshing…' : 'Refresh'}
@@ -274,7 +291,13 @@ export function DashboardPage() {
           const { w, h } = sizeOf(t);
           const title = t.insight ? t.insight.name || t.insight.short_id : 'Text';
           return (
-            <li class="card tile" key={t.id} style={{ '--w': w, '--h': h }} aria-label={title}>
+            <li
+              class="card tile"
+              key={t.id}
+              data-tile={t.id}
+              style={{ '--w': w, '--h': h }}
+              aria-label={title}
+            >
               <div class="tile-head">
                 {t.insight ? (
                   <h2>
@@ -286,6 +309,8 @@ export function DashboardPage() {
                 <div class="tile-tools">
                   <button
                     type="button"
+                    class="move"
+                    data-delta="-1"
                     aria-label={`Move “${title}” up`}
                     title="Move up"
                     disabled={i === 0}
@@ -295,6 +320,8 @@ export function DashboardPage() {
                   </button>
                   <button
                     type="button"
+                    class="move"
+                    data-delta="1"
                     aria-label={`Move “${title}” down`}
                     title="Move down"
                     disabled={i === tiles.length - 1}
