@@ -160,7 +160,7 @@ describe.skipIf(!hasChromium)(`SQL page in headless Chromium (${backend})`, () =
     await expect.poll(() => ranStatus(page), { timeout: 20_000 }).toBe(1);
 
     // Add to dashboard: saved as a HogQL insight and shown as a tile there.
-    await page.getByLabel('Name', { exact: true }).fill('Events per person');
+    await page.getByLabel('Insight name').fill('Events per person');
     await page.getByLabel('Dashboard', { exact: true }).selectOption({ label: 'SQL board' });
     await page.getByRole('button', { name: 'Save and add to dashboard' }).click();
     await expect.poll(() => page.getByText(/Saved as “Events per person” and added to/).count()).toBe(1);

@@ -52,7 +52,7 @@ export function SaveInsight({
   return (
     <form class="row wrap" onSubmit={save}>
       <label>
-        Name
+        Insight name
         <input
           name="name"
           required
