@@ -202,6 +202,7 @@ describe.skipIf(!hasChromium)(`dashboards in headless Chromium (${backend})`, ()
     await page.getByLabel(/Anyone with the link/).check();
     const link = await page.getByLabel('Share link').inputValue();
     expect(link).toMatch(new RegExp(`^${base}/share/[\\w-]+$`));
+    await shots(page, 'dashboard-share');
     const outsider = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const publicPage = await outsider.newPage();
     await publicPage.goto(link);
