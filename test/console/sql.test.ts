@@ -152,9 +152,13 @@ describe.skipIf(!hasChromium)(`SQL page in headless Chromium (${backend})`, () =
     expect(await editor.textContent()).toContain('SELECT distinct_id, count()');
     expect(await page.getByRole('alert').count()).toBe(0);
     await expect.poll(() => history.first().textContent()).toContain('SELECT distinct_id, count()');
-    // Per user: it survives a reload.
+    // Per user: it survives a reload. The tabs answer the arrow keys.
     await page.reload();
-    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByRole('tab', { name: 'Tables' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect
+      .poll(() => page.getByRole('tab', { name: 'History' }).getAttribute('aria-selected'))
+      .toBe('true');
     await expect.poll(() => history.count()).toBe(2);
     await page.getByRole('button', { name: 'Run again' }).first().click();
     await expect.poll(() => ranStatus(page), { timeout: 20_000 }).toBe(1);

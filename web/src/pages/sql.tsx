@@ -280,11 +280,24 @@ export function Sql() {
       <h1>SQL</h1>
       <div class="sql-layout">
         <aside class="card sql-side">
-          <div class="tabs" role="tablist" aria-label="Tables and history">
+          <div
+            class="tabs"
+            role="tablist"
+            aria-label="Tables and history"
+            onKeyDown={(e) => {
+              // Two tabs: either arrow goes to the other one, as the ARIA tabs pattern has it.
+              if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+              e.preventDefault();
+              const next = side === 'tables' ? 'history' : 'tables';
+              setSide(next);
+              document.getElementById(`sql-tab-${next}`)?.focus();
+            }}
+          >
             <button
               type="button"
               role="tab"
               id="sql-tab-tables"
+              tabIndex={side === 'tables' ? 0 : -1}
               aria-selected={side === 'tables'}
               aria-controls="sql-side-panel"
               onClick={() => setSide('tables')}
@@ -295,6 +308,7 @@ export function Sql() {
               type="button"
               role="tab"
               id="sql-tab-history"
+              tabIndex={side === 'history' ? 0 : -1}
               aria-selected={side === 'history'}
               aria-controls="sql-side-panel"
               onClick={() => setSide('history')}
