@@ -146,7 +146,7 @@ describe.skipIf(!hasChromium)(`dashboards in headless Chromium (${backend})`, ()
     await expect.poll(() => titles(page)).toEqual(['Pageview total (SQL)', 'Pageviews trend']);
     // Focus stays on the moved tile (its "up" is disabled at the top, so on its "down"): Enter
     // moves it back, and Enter again (focus now on its "up") moves it up once more.
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    const focused = () => page.locator('*:focus').getAttribute('aria-label');
     await expect.poll(focused).toBe('Move “Pageview total (SQL)” down');
     await page.keyboard.press('Enter');
     await expect.poll(() => titles(page)).toEqual(['Pageviews trend', 'Pageview total (SQL)']);

@@ -25,7 +25,7 @@ describe('DatabaseSchemaQuery', () => {
       expect.arrayContaining(['events', 'persons', 'sessions', 'groups']),
     );
     expect(body.tables.numbers).toBeUndefined();
-    const events = body.tables.events;
+    const events = body.tables.events as (typeof body.tables)[string];
     expect(events).toMatchObject({ type: 'posthog', name: 'events' });
     expect(events.fields.event).toEqual({
       name: 'event',
