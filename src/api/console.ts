@@ -17,6 +17,8 @@ export const CONSOLE_PAGES = [
   '/login',
   ...[
     'signup',
+    // A dashboard's share link (its data is the public `/shared/{token}.json`).
+    'share',
     'sql',
     'insights',
     'dashboards',

@@ -138,7 +138,7 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await page.getByRole('tab', { name: 'Chart' }).click();
     await expect.poll(() => page.locator('.chart canvas').count()).toBeGreaterThan(0);
     await shot(page, 'sql');
-    await page.getByLabel('Name').fill('Pageviews by day (SQL)');
+    await page.getByLabel('Insight name').fill('Pageviews by day (SQL)');
     await page.getByRole('button', { name: 'Save as insight' }).click();
     await expect.poll(() => page.getByText(/Saved as “Pageviews by day \(SQL\)”/).count()).toBe(1);
     const insights = await h.request('GET', `/api/projects/${h.boot.project_id}/insights/?search=SQL`);

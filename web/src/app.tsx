@@ -46,6 +46,7 @@ const StandaloneNotFound = () => (
 
 /** Where to come back after logging in: the page open when the session was found lost, read then. */
 const loginUrl = () => `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+const SharedView = lazy(() => import('./pages/shared').then((m) => m.SharedView));
 
 function SignedIn() {
   const [me, setMe] = useState<Me | null>(null);
@@ -107,6 +108,14 @@ function SignedIn() {
 function Pages() {
   const { path } = useLocation();
   if (path === '/login') return <Login />;
+  // A share link opens without a login, outside the shell.
+  if (path.startsWith('/share/'))
+    return (
+      <Router>
+        <Route path="/share/:token" component={SharedView} />
+        <Route default component={StandaloneNotFound} />
+      </Router>
+    );
   if (path.startsWith('/signup/'))
     return (
       <Router>

@@ -2,6 +2,7 @@ import { funnelRetentionPathsRunners } from '../insights/registry.js';
 import { insightRunners } from '../insights/trends/registry.js';
 import { actorsRunner } from './actors-runner.js';
 import type { QueryResult, RunnerContext } from './context.js';
+import { checkDatabaseSchemaNode, databaseSchema } from './database-schema.js';
 import { eventsRunner } from './events-runner.js';
 import { checkHogQLNode, runHogQLQuery } from './hogql-runner.js';
 import { type QueryNode, unsupportedKind } from './kinds.js';
@@ -41,6 +42,12 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   HogQLMetadata: {
     check: checkMetadataNode,
     run: async (node, ctx) => hogqlMetadata(node as never, ctx) as QueryResult,
+    direct: true,
+  },
+  // Nothing runs on the engine: the answer is the compiler's own table list.
+  DatabaseSchemaQuery: {
+    check: checkDatabaseSchemaNode,
+    run: async () => databaseSchema(),
     direct: true,
   },
 };

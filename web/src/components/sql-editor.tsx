@@ -80,6 +80,10 @@ export interface EditorHandle {
   /** Underlines the errors' spans (from a failed run); returns where the first one starts. */
   markErrors(notices: QueryNotice[]): { line: number; column: number } | null;
   focus(): void;
+  /** Puts text at the cursor (replacing a selection), as a table browser inserts a column. */
+  insert(text: string): void;
+  /** Replaces the whole query (a query from history, a saved insight). */
+  setValue(text: string): void;
 }
 
 export function SqlEditor({
@@ -147,6 +151,21 @@ export function SqlEditor({
         return { line: line.number, column: first.from - line.from + 1 };
       },
       focus: () => view.focus(),
+      insert: (text) => {
+        const { from, to } = view.state.selection.main;
+        view.dispatch({
+          changes: { from, to, insert: text },
+          selection: { anchor: from + text.length },
+          scrollIntoView: true,
+        });
+        view.focus();
+      },
+      setValue: (text) => {
+        view.dispatch({
+          changes: { from: 0, to: view.state.doc.length, insert: text },
+          selection: { anchor: text.length },
+        });
+      },
     });
     return () => view.destroy();
   }, []);

@@ -1,11 +1,17 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { lazy } from 'preact-iso';
-import { ApiFailure, api, type HogQLResult, runQuery } from '../api';
+import { lazy, useLocation } from 'preact-iso';
+import { ApiFailure, api, get, type HogQLResult, runQuery } from '../api';
 import { Chart } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { ErrorNote } from '../components/error-note';
 import type { EditorHandle, QueryNotice, Vocabulary } from '../components/sql-editor';
 import { useSession } from '../session';
+import { sqlOf } from './dashboard/tile-view';
+import { download, toCsv } from './sql-tools/csv';
+import { forget, type Ran, readHistory, remember } from './sql-tools/history';
+import { SaveInsight } from './sql-tools/save-insight';
+import { TableBrowser, useSchema } from './sql-tools/table-browser';
+import './sql-tools/sql.css';
 
 // CodeMirror is the largest piece of the console: it loads when this page opens.
 const SqlEditor = lazy(() => import('../components/sql-editor').then((m) => m.SqlEditor));
@@ -128,7 +134,8 @@ function chartOf(result: HogQLResult) {
 }
 
 export function Sql() {
-  const { team } = useSession();
+  const { team, me } = useSession();
+  const { query: search } = useLocation();
   const base = `/api/environments/${team.id}/query`;
   const editor = useRef<EditorHandle | null>(null);
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
@@ -146,6 +153,34 @@ export function Sql() {
     propertyNames: [],
   });
   const abort = useRef<AbortController | null>(null);
+  const schema = useSchema(team.id);
+  const [history, setHistory] = useState<Ran[]>(() => readHistory(me.uuid, team.id));
+  const [side, setSide] = useState<'tables' | 'history'>('tables');
+  // A saved SQL insight opened from a dashboard tile: its query replaces the editor's.
+  const [opened, setOpened] = useState<string | null>(null);
+  const pending = useRef<string | null>(null);
+  const insightParam = search.insight;
+  useEffect(() => {
+    if (!insightParam) return;
+    get<{ results: { name: string; query: Record<string, unknown> }[] }>(
+      `/api/projects/${team.id}/insights/?short_id=${encodeURIComponent(insightParam)}`,
+    ).then((r) => {
+      const found = r.results[0];
+      const text = found ? sqlOf(found.query) : null;
+      if (found && text !== null) {
+        // The editor loads lazily: if it is not there yet it takes the text when ready.
+        if (editor.current) editor.current.setValue(text);
+        else pending.current = text;
+        setOpened(found.name);
+        void run(text);
+      }
+    }, setError);
+  }, [insightParam, team.id]);
+  // The schema's tables also feed the editor's completion.
+  useEffect(() => {
+    if (!schema.tables) return;
+    vocabulary.current.tables = Object.fromEntries(schema.tables.map((t) => [t.name, Object.keys(t.fields)]));
+  }, [schema.tables]);
 
   // Event and property names for autocomplete come from the data itself.
   useEffect(() => {
@@ -191,10 +226,11 @@ export function Sql() {
     }
   };
 
-  const run = async () => {
-    const query = editor.current?.value() ?? '';
+  const run = async (text?: string) => {
+    const query = text ?? editor.current?.value() ?? '';
     if (!query.trim() || phase.kind === 'running') return;
     localStorage.setItem(STORAGE_KEY, query);
+    setHistory(remember(me.uuid, team.id, query));
     setError(null);
     setErrorAt(null);
     const controller = new AbortController();
@@ -228,120 +264,199 @@ export function Sql() {
   const cancel = () => abort.current?.abort();
 
   const chart = useMemo(() => (result ? chartOf(result) : null), [result]);
-  const [savedAs, setSavedAs] = useState<string | null>(null);
-  // Saved as PostHog saves a SQL insight: the query inside a DataVisualizationNode.
-  const saveAsInsight = async (event: Event) => {
-    event.preventDefault();
-    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name') ?? '');
-    try {
-      await api('POST', `/api/projects/${team.id}/insights/`, {
-        name,
-        saved: true,
-        query: {
-          kind: 'DataVisualizationNode',
-          source: { kind: 'HogQLQuery', query: editor.current?.value() ?? '' },
-        },
-      });
-      setSavedAs(name);
-    } catch (e) {
-      setError(e);
-    }
-  };
   const initial = localStorage.getItem(STORAGE_KEY) ?? DEFAULT_QUERY;
+  const exportCsv = () => {
+    if (!result) return;
+    const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+    download(`burrow-sql-${stamp}.csv`, toCsv(result.columns, result.results));
+  };
+  const rerun = (query: string) => {
+    editor.current?.setValue(query);
+    void run(query);
+  };
 
   return (
-    <div class="page">
+    <div class="page sql-page">
       <h1>SQL</h1>
-      <section class="card">
-        <SqlEditor
-          initial={initial}
-          vocabulary={() => vocabulary.current}
-          onRun={run}
-          onReady={(handle) => {
-            editor.current = handle;
-          }}
-          check={check}
-          onChange={() => setErrorAt(null)}
-        />
-        {typing && !(error instanceof ApiFailure && error.body.detail === typing.message) && (
-          <p class="lint-status" role="status">
-            <span aria-hidden="true">⚠ </span>
-            {typing.message}
-          </p>
-        )}
-        <div class="row">
-          <button type="button" class="primary" onClick={run} disabled={phase.kind === 'running'}>
-            Run <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-          </button>
-          {phase.kind === 'running' && (
-            <>
-              <button type="button" onClick={cancel}>
-                Cancel
-              </button>
-              <span class="muted" role="status">
-                Running… {phase.rows > 0 ? `${phase.rows.toLocaleString()} rows read` : ''}
-              </span>
-            </>
-          )}
-          {phase.kind === 'done' && result && (
-            <span class="muted" role="status">
-              {result.results.length.toLocaleString()} rows in {Math.round(phase.ms)} ms
-              {result.is_cached ? ' (cached)' : ''}
-            </span>
-          )}
-        </div>
-        {error !== null && (
-          <ErrorNote
-            error={error}
-            where={
-              errorAt
-                ? `Underlined in the query at line ${errorAt.line}, column ${errorAt.column}.`
-                : undefined
-            }
-          />
-        )}
-      </section>
-      {result && (
-        <section class="card">
-          <div class="tabs" role="tablist">
+      <div class="sql-layout">
+        <aside class="card sql-side">
+          <div
+            class="tabs"
+            role="tablist"
+            aria-label="Tables and history"
+            onKeyDown={(e) => {
+              // Two tabs: either arrow goes to the other one, as the ARIA tabs pattern has it.
+              if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+              e.preventDefault();
+              const next = side === 'tables' ? 'history' : 'tables';
+              setSide(next);
+              document.getElementById(`sql-tab-${next}`)?.focus();
+            }}
+          >
             <button
               type="button"
               role="tab"
-              aria-selected={view === 'table'}
-              onClick={() => setView('table')}
+              id="sql-tab-tables"
+              tabIndex={side === 'tables' ? 0 : -1}
+              aria-selected={side === 'tables'}
+              aria-controls="sql-side-panel"
+              onClick={() => setSide('tables')}
             >
-              Table
+              Tables
             </button>
             <button
               type="button"
               role="tab"
-              aria-selected={view === 'chart'}
-              disabled={!chart}
-              title={chart ? undefined : 'A chart needs a numeric column after the first'}
-              onClick={() => setView('chart')}
+              id="sql-tab-history"
+              tabIndex={side === 'history' ? 0 : -1}
+              aria-selected={side === 'history'}
+              aria-controls="sql-side-panel"
+              onClick={() => setSide('history')}
             >
-              Chart
+              History
             </button>
           </div>
-          {view === 'table' || !chart ? (
-            result.results.length === 0 ? (
-              <p class="muted">The query returned no rows.</p>
+          <div id="sql-side-panel" role="tabpanel" aria-labelledby={`sql-tab-${side}`}>
+            {side === 'tables' ? (
+              <TableBrowser
+                tables={schema.tables}
+                failed={schema.failed}
+                onInsert={(text) => editor.current?.insert(text)}
+              />
+            ) : history.length === 0 ? (
+              <p class="muted small">Queries you run appear here, the latest first.</p>
             ) : (
-              <DataTable columns={result.columns} rows={result.results} />
-            )
-          ) : (
-            <Chart {...chart} title="Query results chart" height={320} />
+              <>
+                <ol class="sql-history" aria-label="Query history">
+                  {history.map((h) => (
+                    <li key={h.at + h.query}>
+                      <pre class="code small">{h.query}</pre>
+                      <div class="row">
+                        <span class="muted small">{new Date(h.at).toLocaleString()}</span>
+                        <button type="button" class="link small" onClick={() => rerun(h.query)}>
+                          Run again
+                        </button>
+                        <button
+                          type="button"
+                          class="link small"
+                          onClick={() => editor.current?.setValue(h.query)}
+                        >
+                          Edit
+                        </button>
+                      </div>
+                    </li>
+                  ))}
+                </ol>
+                <button type="button" class="link small" onClick={() => setHistory(forget(me.uuid, team.id))}>
+                  Clear history
+                </button>
+              </>
+            )}
+          </div>
+        </aside>
+        <div class="sql-main">
+          <section class="card">
+            {opened && <p class="muted small">Opened the saved insight “{opened}”.</p>}
+            <SqlEditor
+              initial={initial}
+              vocabulary={() => vocabulary.current}
+              onRun={() => run()}
+              onReady={(handle) => {
+                editor.current = handle;
+                if (pending.current !== null) handle.setValue(pending.current);
+                pending.current = null;
+              }}
+              check={check}
+              onChange={() => {
+                // An error belongs to the query that failed: once the text changes it is stale.
+                setErrorAt(null);
+                setError(null);
+              }}
+            />
+            {typing && !(error instanceof ApiFailure && error.body.detail === typing.message) && (
+              <p class="lint-status" role="status">
+                <span aria-hidden="true">⚠ </span>
+                {typing.message}
+              </p>
+            )}
+            <div class="row">
+              <button type="button" class="primary" onClick={() => run()} disabled={phase.kind === 'running'}>
+                Run <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+              </button>
+              {phase.kind === 'running' && (
+                <>
+                  <button type="button" onClick={cancel}>
+                    Cancel
+                  </button>
+                  <span class="muted" role="status">
+                    Running… {phase.rows > 0 ? `${phase.rows.toLocaleString()} rows read` : ''}
+                  </span>
+                </>
+              )}
+              {phase.kind === 'done' && result && (
+                <span class="muted" role="status">
+                  {result.results.length.toLocaleString()} rows in {Math.round(phase.ms)} ms
+                  {result.is_cached ? ' (cached)' : ''}
+                </span>
+              )}
+            </div>
+            {error !== null && (
+              <ErrorNote
+                error={error}
+                where={
+                  errorAt
+                    ? `Underlined in the query at line ${errorAt.line}, column ${errorAt.column}.`
+                    : undefined
+                }
+              />
+            )}
+          </section>
+          {result && (
+            <section class="card">
+              <div class="row wrap sql-result-head">
+                <div class="tabs" role="tablist" aria-label="Result view">
+                  <button
+                    type="button"
+                    role="tab"
+                    aria-selected={view === 'table'}
+                    onClick={() => setView('table')}
+                  >
+                    Table
+                  </button>
+                  <button
+                    type="button"
+                    role="tab"
+                    aria-selected={view === 'chart'}
+                    disabled={!chart}
+                    title={chart ? undefined : 'A chart needs a numeric column after the first'}
+                    onClick={() => setView('chart')}
+                  >
+                    Chart
+                  </button>
+                </div>
+                <button type="button" onClick={exportCsv}>
+                  Export CSV
+                </button>
+              </div>
+              {view === 'table' || !chart ? (
+                result.results.length === 0 ? (
+                  <p class="muted">The query returned no rows.</p>
+                ) : (
+                  <DataTable columns={result.columns} rows={result.results} />
+                )
+              ) : (
+                <Chart {...chart} title="Query results chart" height={320} />
+              )}
+              <SaveInsight
+                projectId={team.id}
+                query={() => editor.current?.value() ?? ''}
+                initialName={opened ?? ''}
+                onError={setError}
+              />
+            </section>
           )}
-          <form class="row wrap" onSubmit={saveAsInsight}>
-            <label>
-              Name
-              <input name="name" required maxLength={400} placeholder="e.g. Signups by day" />
-            </label>
-            <button type="submit">Save as insight</button>
-            {savedAs && <span role="status">Saved as “{savedAs}”: it can now go on a dashboard.</span>}
-          </form>
-        </section>
-      )}
+        </div>
+      </div>
     </div>
   );
 }

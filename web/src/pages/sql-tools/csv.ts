@@ -1,0 +1,29 @@
+/**
+ * A result as CSV (RFC 4180): every field that holds a comma, quote, CR or LF is quoted with its
+ * quotes doubled; null is an empty field; arrays and maps are written as JSON. CRLF between rows,
+ * as spreadsheets expect.
+ */
+export function toCsv(columns: readonly string[], rows: readonly unknown[][]): string {
+  const lines = [columns.map(field).join(',')];
+  for (const row of rows) lines.push(columns.map((_, i) => field(row[i])).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+function field(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Hands the text to the browser as a file download. */
+export function download(name: string, text: string, type = 'text/csv;charset=utf-8') {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // Revoked after the click has been handled: revoking at once can cancel the download.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
