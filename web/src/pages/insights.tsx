@@ -158,7 +158,11 @@ function Workbench({
         )}
         {run.error !== null && <ErrorNote error={run.error} retry={run.retry} />}
         {run.result && (
-          <Freshness computedAt={lastRefreshOf(run.result.data)} busy={run.running} onRefresh={run.refresh.request} />
+          <Freshness
+            computedAt={lastRefreshOf(run.result.data)}
+            busy={run.running}
+            onRefresh={run.refresh.request}
+          />
         )}
         {run.result && run.result.kind === form.kind && (
           <ResultView kind={run.result.kind} result={run.result.data} />
