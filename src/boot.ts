@@ -4,8 +4,9 @@
  * start; Node 20 has no compile cache of its own (`module.enableCompileCache` is Node 22), so the
  * bundle is compiled here through `vm.Script` with the cache a previous start left. The cache is
  * keyed by the bundle's size and mtime and by Node's version (V8 itself only checks the source's
- * length and its own flags), and written once the server has run a while, so that it holds the
- * functions start-up compiled, not only the top level. This file imports only Node's built-ins.
+ * length and its own flags), and written once the server has run a while (or at its clean exit),
+ * so that it holds the functions start-up compiled, not only the top level. This file imports only
+ * Node's built-ins.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -60,9 +61,18 @@ function runWithCodeCache() {
   });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, requireFromBundle, module, bundle, dirname(bundle));
-  if (!cachedData || script.cachedDataRejected) {
-    setTimeout(() => writeCache(path, script.createCachedData()), WRITE_AFTER_MS).unref();
-  }
+  if (cachedData && !script.cachedDataRejected) return;
+  let written = false;
+  const write = () => {
+    if (written) return;
+    written = true;
+    writeCache(path, script.createCachedData());
+  };
+  setTimeout(write, WRITE_AFTER_MS).unref();
+  // A server stopped sooner (a test, a benchmark, Ctrl-C) leaves its cache on a clean exit.
+  process.once('exit', (code) => {
+    if (code === 0) write();
+  });
 }
 
 // Node maps stack traces through source maps only for modules its own loaders compiled.
