@@ -2,7 +2,9 @@
  * `npm start` to ready, as a user runs it: npm, the staleness check of dist/, then the server, on a
  * fresh data directory (first start: migrations and bootstrap) and again on the same one (restart).
  * `--command` times another start command the same way, `--cwd` another checkout (a before/after of
- * the start path: build both, then alternate calls in one sitting).
+ * the start path: build both, then alternate calls in one sitting). Each start stops cleanly, so
+ * the first one after a build leaves dist/code-cache/ for the rest (src/boot.ts); run with
+ * `BURROW_CODE_CACHE=0` for starts without it.
  * Usage: npm run build && npx tsx bench/npm-start.ts [--runs 7] [--command 'node dist/main.js'] [--cwd DIR]
  */
 import { spawn } from 'node:child_process';

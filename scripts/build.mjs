@@ -8,14 +8,10 @@ if (process.argv.includes('--if-stale') && !distIsStale()) process.exit(0);
 
 const { build } = await import('esbuild');
 
-await build({
+const common = {
   absWorkingDir: new URL('..', import.meta.url).pathname,
-  entryPoints: ['src/main.ts', 'src/cli/main.ts'],
-  outdir: 'dist',
-  outbase: 'src',
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
@@ -29,6 +25,30 @@ await build({
     'apache-arrow',
     '@aws-sdk/client-s3',
   ],
+};
+
+// The server: a CommonJS script that dist/main.js (src/boot.ts) compiles with a V8 code cache,
+// which Node 20 can do for a script but not for an ES module. `import.meta.url` is the bundle's URL.
+await build({
+  ...common,
+  entryPoints: { server: 'src/main.ts' },
+  outdir: 'dist',
+  format: 'cjs',
+  define: { 'import.meta.url': '__burrowBundleUrl' },
+  // `import()` of the external packages becomes `require()`: a script compiled by `vm` cannot
+  // import once it comes from a code cache. Each of them has a CommonJS entry for Node.
+  supported: { 'dynamic-import': false },
+  // Strict as the ES modules it is built from; the directive must come first.
+  banner: { js: '"use strict"; var __burrowBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  outExtension: { '.js': '.cjs' },
+});
+
+// dist/main.js (the server's loader) and the CLI: ES modules.
+await build({
+  ...common,
+  entryPoints: { main: 'src/boot.ts', 'cli/main': 'src/cli/main.ts' },
+  outdir: 'dist',
+  format: 'esm',
   banner: {
     js: "import { createRequire as __burrowRequire } from 'node:module'; const require = __burrowRequire(import.meta.url);",
   },

@@ -4,7 +4,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
-const OUTPUTS = ['dist/main.js', 'dist/cli/main.js', 'dist/web/index.html'];
+const OUTPUTS = ['dist/main.js', 'dist/server.cjs', 'dist/cli/main.js', 'dist/web/index.html'];
 const INPUTS = ['src', 'web', 'package.json', 'package-lock.json', 'scripts/build.mjs'];
 
 function newest(path) {

@@ -34,15 +34,26 @@ export function eventsStoreOptions(config: Config): EventsStoreOptions {
 
 /** Opens and migrates both stores; if the second fails the first is closed again. */
 export async function openStores(config: Config, log?: Logger): Promise<Stores> {
-  const meta = await openMetaStore({
-    ...config,
-    walCheckpoint: {
-      onError: (error) => log?.error({ err: error }, 'metadata WAL checkpoint failed'),
-    },
-  });
+  // The events store first: once its chDB sessions exist it mostly waits for its migrations' DDL,
+  // which chDB runs on its own threads, and the metadata store opens and migrates in that wait
+  // (~0.1 s of a first start). The handler only keeps a failure for the `await` below.
+  const opening = openEventsStore(eventsStoreOptions(config));
+  opening.catch(() => {});
+  let meta: MetaStore;
+  try {
+    meta = await openMetaStore({
+      ...config,
+      walCheckpoint: {
+        onError: (error) => log?.error({ err: error }, 'metadata WAL checkpoint failed'),
+      },
+    });
+  } catch (error) {
+    await opening.then((events) => events.close()).catch(() => {});
+    throw error;
+  }
   let events: EventsStore | undefined;
   try {
-    events = await openEventsStore(eventsStoreOptions(config));
+    events = await opening;
     const bus = config.redisUrl ? await redisBus(config.redisUrl, config.redisKeyPrefix) : memoryBus();
     const opened = events;
     return {
