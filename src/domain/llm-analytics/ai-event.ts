@@ -75,7 +75,7 @@ export function aiEventFromParts(
   maxBytes: number,
 ): { event: RawEvent; accepted: AcceptedPart[] } {
   const [first] = parts;
-  if (!first || first.name !== 'event') {
+  if (first?.name !== 'event') {
     throw invalidPayload(`First part must be 'event', got '${first?.name ?? 'nothing'}'`);
   }
   const total = parts.reduce((sum, p) => sum + p.data.length, 0);
