@@ -142,4 +142,27 @@ describe(`LLM traces queries (${backend})`, () => {
     });
     expect(bad.statusCode).toBe(400);
   });
+
+  it("answers the MCP cost tool's query (get-llm-total-costs-for-project) with the stored costs", async () => {
+    // The TrendsQuery @posthog/agent-toolkit's tool sends, as it sends it.
+    const res = await query({
+      kind: 'TrendsQuery',
+      dateRange: { date_from: '-6d', date_to: null },
+      filterTestAccounts: true,
+      series: [
+        {
+          event: '$ai_generation',
+          name: '$ai_generation',
+          math: 'sum',
+          math_property: '$ai_total_cost_usd',
+          kind: 'EventsNode',
+        },
+      ],
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$ai_model' },
+    });
+    expect(res.results).toHaveLength(1);
+    expect(res.results[0].breakdown_value).toBe('gpt-4o-mini');
+    // 0.00075 (t-1) + 2 × (10 × 0.15/M + 10 × 0.60/M).
+    expect(res.results[0].count).toBeCloseTo(0.000765, 10);
+  });
 });
