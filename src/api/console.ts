@@ -22,6 +22,7 @@ export const CONSOLE_PAGES = [
     'dashboards',
     'recordings',
     'events',
+    'llm',
     'people',
     'cohorts',
     'feature_flags',
