@@ -84,7 +84,8 @@ export function LlmTraces() {
           </label>
         </div>
       </section>
-      <section class="card">
+      {/* Wide on a phone: the table scrolls sideways within its card rather than losing columns. */}
+      <section class="card" style={{ overflowX: 'auto' }}>
         <ListTable
           items={data?.results ?? null}
           error={error}
