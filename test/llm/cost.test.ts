@@ -118,4 +118,26 @@ describe('LLM cost at ingestion', () => {
     const span = generation({ $ai_model: 'gpt-4o', $ai_input_tokens: 10 }, '$ai_span').p;
     expect(span.$ai_total_cost_usd).toBeUndefined();
   });
+
+  it("uses the prices an event brings ($ai_input_token_price, ...) before the table's, known model or not", () => {
+    const { p } = generation({
+      $ai_model: 'house-model-7',
+      $ai_input_token_price: 0.001,
+      $ai_output_token_price: 0.002,
+      $ai_cache_read_token_price: 0.0001,
+      $ai_input_tokens: 100,
+      $ai_cache_read_input_tokens: 40,
+      $ai_output_tokens: 50,
+    });
+    // 60 × 0.001 + 40 × 0.0001 = 0.064; 50 × 0.002 = 0.1.
+    expect(p.$ai_input_cost_usd).toBeCloseTo(0.064, 12);
+    expect(p.$ai_output_cost_usd).toBeCloseTo(0.1, 12);
+    expect(p.$ai_total_cost_usd).toBeCloseTo(0.164, 12);
+    expect(p.$ai_model_cost_used).toBe('custom');
+    expect(p.$ai_cost_model_source).toBe('custom');
+    // Only one of the two prices: the table prices it (gpt-4o: 100 × 2.50/M).
+    const half = generation({ $ai_model: 'gpt-4o', $ai_input_token_price: 1, $ai_input_tokens: 100 }).p;
+    expect(half.$ai_input_cost_usd).toBeCloseTo(0.00025, 12);
+    expect(half.$ai_cost_model_source).toBe('openrouter');
+  });
 });

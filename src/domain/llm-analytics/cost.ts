@@ -60,11 +60,38 @@ function outputCost(p: Record<string, unknown>, price: ModelPrice): number {
 /** Costs are stored as PostHog's: plain numbers, without float noise past 12 significant digits. */
 const usd = (n: number) => Number(n.toPrecision(12));
 
+const finite = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+
+/** `$ai_input_token_price` and `$ai_output_token_price` (USD per token), both needed, as PostHog's. */
+function customPrice(p: Record<string, unknown>): ModelPrice | undefined {
+  const prompt = finite(p.$ai_input_token_price);
+  const completion = finite(p.$ai_output_token_price);
+  if (prompt === undefined || completion === undefined) return undefined;
+  const price: ModelPrice = { prompt_token: prompt, completion_token: completion };
+  const read = finite(p.$ai_cache_read_token_price);
+  const write = finite(p.$ai_cache_write_token_price);
+  if (read !== undefined) price.cache_read_token = read;
+  if (write !== undefined) price.cache_write_token = write;
+  return price;
+}
+
+function setCosts(p: Record<string, unknown>, price: ModelPrice, used: string): void {
+  const exclusive = cacheExclusive(p);
+  p.$ai_cache_reporting_exclusive = exclusive;
+  const input = usd(inputCost(p, price, exclusive));
+  const output = usd(outputCost(p, price));
+  p.$ai_model_cost_used = used;
+  p.$ai_input_cost_usd = input;
+  p.$ai_output_cost_usd = output;
+  p.$ai_total_cost_usd = usd(input + output);
+}
+
 /**
  * Capture's cost step (PostHog's ingestion does the same before storing): an `$ai_generation` or
  * `$ai_embedding` with a known `$ai_model` gets `$ai_input_cost_usd`, `$ai_output_cost_usd`,
  * `$ai_total_cost_usd` and `$ai_model_cost_used`. Costs the SDK already sent are kept (the total
- * filled in). Unknown models are left uncosted and returned, so that they can be listed.
+ * filled in); per-token prices it sent (`$ai_input_token_price`, ...) are used instead of the table. Unknown models are left uncosted and returned, so that they can be listed.
  */
 export function createCostStep(deps: { prices: PriceBook }) {
   return function applyCost(event: {
@@ -79,17 +106,19 @@ export function createCostStep(deps: { prices: PriceBook }) {
       if (typeof p.$ai_total_cost_usd !== 'number') p.$ai_total_cost_usd = usd(sentInput + sentOutput);
       return undefined;
     }
+    // The SDK's own per-token prices (a model under contract, a private one) win over the table.
+    const custom = customPrice(p);
+    if (custom) {
+      setCosts(p, custom, 'custom');
+      p.$ai_cost_model_source = 'custom';
+      p.$ai_cost_model_provider = 'custom';
+      return undefined;
+    }
     if (typeof p.$ai_model !== 'string' || p.$ai_model === '') return undefined;
     const priced = deps.prices.find(p.$ai_model);
     if (!priced) return p.$ai_model;
-    const exclusive = cacheExclusive(p);
-    p.$ai_cache_reporting_exclusive = exclusive;
-    const input = usd(inputCost(p, priced.price, exclusive));
-    const output = usd(outputCost(p, priced.price));
-    p.$ai_model_cost_used = priced.model;
-    p.$ai_input_cost_usd = input;
-    p.$ai_output_cost_usd = output;
-    p.$ai_total_cost_usd = usd(input + output);
+    setCosts(p, priced.price, priced.model);
+    p.$ai_cost_model_source = 'openrouter';
     return undefined;
   };
 }
