@@ -12,6 +12,7 @@ import { installCaptureCors } from './capture-cors.js';
 import { registerCaptureLogs } from './capture-logs.js';
 import { registerCaptureV1 } from './capture-v1.js';
 import type { ApiPlugin } from './context.js';
+import { registerLlmCapture } from './llm-capture.js';
 
 export interface CaptureOptions {
   pipeline: IngestPipeline;
@@ -32,14 +33,17 @@ export interface CaptureLimits {
 
 const MB = 1024 * 1024;
 /** Per-route body limits (before decompression), as the capture issue sets them. */
-const ROUTES: Array<{ path: string; bodyLimit: number; engage?: boolean; recordings?: boolean }> = [
+const ROUTES: Array<{ path: string; bodyLimit: number; engage?: boolean; largeEvents?: boolean }> = [
   { path: '/batch/', bodyLimit: 20 * MB },
   { path: '/e/', bodyLimit: 2 * MB },
   { path: '/capture/', bodyLimit: 2 * MB },
   { path: '/track/', bodyLimit: 2 * MB },
   { path: '/i/v0/e/', bodyLimit: 2 * MB },
   { path: '/engage/', bodyLimit: 2 * MB, engage: true },
-  { path: '/s/', bodyLimit: 25 * MB, recordings: true },
+  { path: '/s/', bodyLimit: 25 * MB, largeEvents: true },
+  // posthog-node's `captureAi` lane (what @posthog/ai 8 sends through): `/batch/`'s wire format,
+  // with events up to 8 MiB (full prompts and outputs), which the SDK drops rather than send.
+  { path: '/i/v0/ai/batch/', bodyLimit: 25 * MB, largeEvents: true },
 ];
 
 /** Bodies from this size (as sent) are decoded in their project's line and turns. */
@@ -89,7 +93,7 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
       maxDecodedBytes: limits.maxDecodedBytes,
       maxEvents: limits.maxEvents,
       maxDepth: limits.maxDepth,
-      maxEventBytes: route.recordings ? limits.maxRecordingEventBytes : limits.maxEventBytes,
+      maxEventBytes: route.largeEvents ? limits.maxRecordingEventBytes : limits.maxEventBytes,
       engage: route.engage ?? false,
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -132,4 +136,5 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
   const schedule = <T>(teamId: number, work: () => Promise<T>) => gate.run(teamId, work);
   registerCaptureV1(app, { pipeline, resolveTeam, limits, schedule });
   registerCaptureLogs(app, { pipeline, resolveTeam, limits, schedule });
+  registerLlmCapture(app, { pipeline, resolveTeam, limits, schedule });
 };

@@ -24,6 +24,7 @@ export const CONSOLE_PAGES = [
     'dashboards',
     'recordings',
     'events',
+    'llm',
     'people',
     'cohorts',
     'feature_flags',

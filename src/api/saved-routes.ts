@@ -4,6 +4,7 @@ import { annotationRoutes } from './annotations.js';
 import type { ApiPlugin } from './context.js';
 import { dashboardRoutes } from './dashboards.js';
 import { insightRoutes } from './insights.js';
+import { llmPromptRoutes } from './llm-prompts.js';
 import { mcpToolRoutes } from './mcp-tools.js';
 import { sharingRoutes } from './sharing.js';
 
@@ -14,4 +15,5 @@ export const savedRoutes: ApiPlugin<{ query: QueryRuntime; counters: Counters }>
   await app.register(annotationRoutes, options);
   await app.register(mcpToolRoutes, options);
   await app.register(sharingRoutes, options);
+  await app.register(llmPromptRoutes, options);
 };

@@ -260,3 +260,76 @@ const valueList =
     });
     return { values };
   };
+
+/**
+ * OTLP/HTTP protobuf traces (`ExportTraceServiceRequest`, trace.proto's field numbers) in the OTLP
+ * JSON shape (`resourceSpans`), for `/i/v0/ai/otel`; the same reader, limits and pauses as logs.
+ */
+export const decodeOtlpTracesProtobufAsync = (input: DecodeInput, limits: ProtobufLimits): Promise<unknown> =>
+  runAsync(traceSteps(input, limits));
+
+function* traceSteps(input: DecodeInput, limits: ProtobufLimits): Steps<unknown> {
+  let bytes = input.body ?? Buffer.alloc(0);
+  const codec = codecOf(input.contentEncoding) ?? (hasGzipMagic(bytes) ? 'gzip' : undefined);
+  if (codec) bytes = (yield { kind: 'inflate', bytes, codec, max: limits.maxDecodedBytes }) as Buffer;
+  else if (bytes.length > limits.maxDecodedBytes) throw decodedTooLarge(limits.maxDecodedBytes);
+  const reader = new Reader(bytes, limits);
+  const resourceSpans: unknown[] = [];
+  yield* fields(reader, bytes.length, function* (field, wire) {
+    if (field === 1 && wire === LEN) resourceSpans.push(yield* reader.message(resourceSpansOf));
+    else reader.skip(wire);
+  });
+  return { resourceSpans };
+}
+
+function* resourceSpansOf(reader: Reader, end: number): Steps<unknown> {
+  const out: { resource?: unknown; scopeSpans: unknown[] } = { scopeSpans: [] };
+  yield* fields(reader, end, function* (field, wire) {
+    if (field === 1 && wire === LEN) out.resource = reader.sub(attributesHolder, 0);
+    else if (field === 2 && wire === LEN) out.scopeSpans.push(yield* reader.message(scopeSpansOf));
+    else reader.skip(wire);
+  });
+  return out;
+}
+
+function* scopeSpansOf(reader: Reader, end: number): Steps<unknown> {
+  const out: { scope?: unknown; spans: unknown[] } = { spans: [] };
+  yield* fields(reader, end, function* (field, wire) {
+    if (field === 1 && wire === LEN) out.scope = reader.sub(scopeOf, 0);
+    else if (field === 2 && wire === LEN) {
+      if (++reader.records > reader.limits.maxRecords) throw tooManyEvents(reader.limits.maxRecords);
+      out.spans.push(reader.sub(spanOf, 0));
+      yield TICK;
+    } else reader.skip(wire);
+  });
+  return out;
+}
+
+function spanOf(reader: Reader, end: number, depth: number): unknown {
+  const out: Record<string, unknown> = {};
+  const attributes: unknown[] = [];
+  each(reader, end, (field, wire) => {
+    if (field === 1 && wire === LEN) out.traceId = reader.hex();
+    else if (field === 2 && wire === LEN) out.spanId = reader.hex();
+    else if (field === 4 && wire === LEN) out.parentSpanId = reader.hex();
+    else if (field === 5 && wire === LEN) out.name = reader.string();
+    else if (field === 6 && wire === VARINT) out.kind = reader.varint();
+    else if (field === 7 && wire === I64) out.startTimeUnixNano = reader.fixed64();
+    else if (field === 8 && wire === I64) out.endTimeUnixNano = reader.fixed64();
+    else if (field === 9 && wire === LEN) attributes.push(reader.sub(keyValue, depth + 1));
+    else if (field === 15 && wire === LEN) out.status = reader.sub(statusOf, depth + 1);
+    else reader.skip(wire);
+  });
+  out.attributes = attributes;
+  return out;
+}
+
+function statusOf(reader: Reader, end: number): unknown {
+  const out: Record<string, unknown> = {};
+  each(reader, end, (field, wire) => {
+    if (field === 2 && wire === LEN) out.message = reader.string();
+    else if (field === 3 && wire === VARINT) out.code = reader.varint();
+    else reader.skip(wire);
+  });
+  return out;
+}

@@ -22,6 +22,7 @@ export const SCOPE_OBJECTS = [
   'group',
   'hog_function',
   'insight',
+  'llm_prompt',
   'logs',
   'notebook',
   'organization',

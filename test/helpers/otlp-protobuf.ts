@@ -103,3 +103,47 @@ export function nestedValue(depth: number): Buffer {
   for (let i = 0; i < depth; i++) v = len(5, len(1, v));
   return v;
 }
+
+export interface ProtoSpan {
+  traceId: Buffer;
+  spanId: Buffer;
+  parentSpanId?: Buffer;
+  name: string;
+  start: bigint;
+  end: bigint;
+  attributes?: Array<[string, Value]>;
+  /** `Status.code` (2 = error) and message. */
+  status?: { code: number; message?: string };
+}
+
+/** `ExportTraceServiceRequest` (trace.proto) with one resource and one scope. */
+export function spansRequest(resource: Array<[string, Value]>, spans: ProtoSpan[]): Buffer {
+  const span = (s: ProtoSpan) =>
+    Buffer.concat([
+      len(1, s.traceId),
+      len(2, s.spanId),
+      s.parentSpanId ? len(4, s.parentSpanId) : Buffer.alloc(0),
+      str(5, s.name),
+      Buffer.concat([tag(6, 0), varint(3n)]),
+      fixed64(7, s.start),
+      fixed64(8, s.end),
+      ...(s.attributes ?? []).map((kv) => len(9, keyValue(kv))),
+      s.status
+        ? len(
+            15,
+            Buffer.concat([
+              s.status.message ? str(2, s.status.message) : Buffer.alloc(0),
+              tag(3, 0),
+              varint(BigInt(s.status.code)),
+            ]),
+          )
+        : Buffer.alloc(0),
+      str(99, 'future field'),
+    ]);
+  const scopeSpans = Buffer.concat([
+    len(1, Buffer.concat([str(1, 'gen-ai'), str(2, '1.0')])),
+    ...spans.map((s) => len(2, span(s))),
+  ]);
+  const res = Buffer.concat(resource.map((kv) => len(1, keyValue(kv))));
+  return len(1, Buffer.concat([len(1, res), len(2, scopeSpans)]));
+}

@@ -24,6 +24,8 @@ const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
 const Cohorts = lazy(() => import('./pages/cohorts').then((m) => m.Cohorts));
 const CohortPage = lazy(() => import('./pages/cohorts').then((m) => m.CohortPage));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
+const LlmTraces = lazy(() => import('./pages/llm/index').then((m) => m.LlmTraces));
+const LlmTracePage = lazy(() => import('./pages/llm/index').then((m) => m.LlmTracePage));
 /** The page for an address the console does not have (the server sends browsers here too, as a 404). */
 const NotFound = () => (
   <div class="page">
@@ -87,6 +89,8 @@ function SignedIn() {
             <Route path="/dashboards/:id" component={DashboardPage} />
             <Route path="/recordings" component={Recordings} />
             <Route path="/events" component={Events} />
+            <Route path="/llm" component={LlmTraces} />
+            <Route path="/llm/:id" component={LlmTracePage} />
             <Route path="/feature_flags" component={Flags} />
             <Route path="/feature_flags/:id" component={FlagPage} />
             <Route path="/people" component={People} />

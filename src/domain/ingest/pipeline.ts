@@ -6,6 +6,8 @@ import { isSerializationFailure, isUniqueViolation } from '../../store/meta/erro
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { DefinitionsCollector } from '../definitions/collector.js';
+import { type CostStep, createCostStep } from '../llm-analytics/cost.js';
+import { createPriceBook } from '../llm-analytics/model-prices.js';
 import { joinInSlices } from '../slices.js';
 import { enrichFromCache } from './cached-persons.js';
 import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-commit.js';
@@ -34,6 +36,8 @@ export interface IngestDeps {
    * them): cached results calculated before are stale (event watermarks, docs/query-api.md).
    */
   onAcknowledged?: ((teamId: number) => void) | undefined;
+  /** LLM cost at ingestion (default: the model price table in the repository). */
+  cost?: CostStep | undefined;
 }
 
 /**
@@ -81,6 +85,7 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
   const commit: IngestSink = deps.sink ?? directSink(deps.events, options);
   const cache = new PersonCache();
   const recent = new RecentUuids();
+  const applyCost = deps.cost ?? createCostStep({ prices: createPriceBook() });
 
   async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
     for (let attempt = 1; ; attempt++) {
@@ -124,6 +129,7 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
       const fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
       if (fresh.length === 0) return;
+      for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e);
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
       const set = await process(team, fresh);

@@ -1,5 +1,6 @@
 import { funnelRetentionPathsRunners } from '../insights/registry.js';
 import { insightRunners } from '../insights/trends/registry.js';
+import { tracesRunners } from '../llm-analytics/traces-query.js';
 import { actorsRunner } from './actors-runner.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { checkDatabaseSchemaNode, databaseSchema } from './database-schema.js';
@@ -37,6 +38,7 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   EventsQuery: eventsRunner,
   ActorsQuery: actorsRunner,
   SessionsQuery: sessionsRunner,
+  ...tracesRunners,
   ...insightRunners,
   ...funnelRetentionPathsRunners,
   HogQLMetadata: {

@@ -12,6 +12,7 @@ const NAV = [
   { href: '/sql', label: 'SQL' },
   { href: '/recordings', label: 'Recordings' },
   { href: '/events', label: 'Events' },
+  { href: '/llm', label: 'LLM traces' },
   { href: '/people', label: 'People' },
   { href: '/cohorts', label: 'Cohorts' },
   { href: '/feature_flags', label: 'Feature flags' },
