@@ -3,6 +3,7 @@ import { useRoute } from 'preact-iso';
 import { ApiFailure, get } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { ListTable } from '../components/list-table';
+import { formatDate, formatDateTime, zoneLabel } from '../components/time';
 import { PropertyTable } from '../components/property-table';
 import { useResource } from '../components/use-resource';
 import { useSession } from '../session';
@@ -55,7 +56,7 @@ export function People() {
           error={error}
           loading={<div class="skeleton" style={{ height: '160px', marginTop: '1rem' }} />}
           empty="Nobody matches."
-          columns={['Person', 'Distinct ids', 'First seen']}
+          columns={['Person', 'Distinct ids', `First seen (${zoneLabel(team.timezone)})`]}
           rowKey={(p) => p.uuid}
           cells={(p) => (
             <>
@@ -65,7 +66,7 @@ export function People() {
               <td class="ellipsis" style={{ maxWidth: '20rem' }}>
                 {p.distinct_ids.join(', ')}
               </td>
-              <td>{new Date(p.created_at).toLocaleDateString()}</td>
+              <td>{formatDate(p.created_at, team.timezone)}</td>
             </>
           )}
         />
@@ -137,7 +138,7 @@ export function PersonPage() {
             {recordings.map((r) => (
               <li key={r.id}>
                 <a href={`/recordings/${encodeURIComponent(r.id)}`}>
-                  {new Date(r.start_time).toLocaleString()}
+                  {formatDateTime(r.start_time, team.timezone)} {zoneLabel(team.timezone)}
                 </a>
               </li>
             ))}
