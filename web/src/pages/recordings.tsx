@@ -3,8 +3,8 @@ import { useRoute } from 'preact-iso';
 import { api, get, type HogQLResult } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { ListTable } from '../components/list-table';
-import { formatDateTime, zoneLabel } from '../components/time';
 import { type ConsoleLine, consoleLines, decompress, type RRWebEvent } from '../components/replay';
+import { formatDateTime, zoneLabel } from '../components/time';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 import { duration } from './insights';
@@ -106,7 +106,15 @@ export function Recordings() {
           loading={<div class="skeleton" style={{ height: '120px', marginTop: '1rem' }} />}
           empty="No recordings here. Turn recording on in Settings → Project; posthog-js records on its next page load."
           tableClass="clickable"
-          columns={['Person', `Start (${zoneLabel(team.timezone)})`, 'Duration', 'Active', 'Clicks', 'Errors', 'First URL']}
+          columns={[
+            'Person',
+            `Start (${zoneLabel(team.timezone)})`,
+            'Duration',
+            'Active',
+            'Clicks',
+            'Errors',
+            'First URL',
+          ]}
           rowKey={(r) => r.id}
           rowClass={(r) => (r.viewed ? 'viewed' : '')}
           cells={(r) => (
