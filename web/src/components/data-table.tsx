@@ -4,7 +4,7 @@ import { useMemo, useRef, useState } from 'preact/hooks';
 
 const ROW_HEIGHT = 30;
 const OVERSCAN = 10;
-/** Column widths come from this many rows: enough to see a column's shape, cheap for 50 000. */
+/** Column widths come from about this many rows: enough to see a column's shape, cheap for 50 000. */
 const SAMPLE_ROWS = 200;
 const CHAR_PX = 7.6;
 const CELL_PAD_PX = 20;
@@ -18,7 +18,11 @@ const ROWNUM_PX = 56;
  * give each row its own columns and cells would drift from their headers.
  */
 export function columnWidths(columns: string[], rows: unknown[][]): number[] {
-  const sample = rows.length > SAMPLE_ROWS ? rows.slice(0, SAMPLE_ROWS) : rows;
+  // Rows spread over the whole result, not only its top: values often grow down a sorted result.
+  const step = Math.max(1, Math.ceil(rows.length / SAMPLE_ROWS));
+  const sample: unknown[][] = [];
+  for (let i = 0; i < rows.length; i += step) sample.push(rows[i]!);
+  if (rows.length > 0) sample.push(rows[rows.length - 1]!);
   return columns.map((name, j) => {
     let chars = name.length;
     for (const row of sample) chars = Math.max(chars, Math.min(60, cell(row[j]).length));
