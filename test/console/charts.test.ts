@@ -35,7 +35,12 @@ describe.skipIf(!hasChromium)(`console charts in headless Chromium (${backend})`
           { event: '$pageview', distinct_id: person, timestamp: at(60_000), properties: { $browser: name } },
         ];
         if (u % 2 === 0)
-          events.push({ event: 'signed up', distinct_id: person, timestamp: at(0), properties: { $browser: name } });
+          events.push({
+            event: 'signed up',
+            distinct_id: person,
+            timestamp: at(0),
+            properties: { $browser: name },
+          });
         return events;
       }).flat(),
     );
@@ -107,12 +112,18 @@ describe.skipIf(!hasChromium)(`console charts in headless Chromium (${backend})`
     await page.getByLabel('Series 2').fill('signed up');
     await page.getByLabel('Series 2').press('Tab');
     const bars = page.locator('.bars-chart rect.bar');
-    await expect.poll(() => page.locator('.bars-chart rect.bar[data-series="1"]').count(), { timeout: 20_000 })
+    await expect
+      .poll(() => page.locator('.bars-chart rect.bar[data-series="1"]').count(), { timeout: 20_000 })
       .toBeGreaterThan(0);
     const boxes = await bars.evaluateAll((els) =>
       els.map((el) => {
         const r = el.getBoundingClientRect();
-        return { series: el.getAttribute('data-series'), bucket: el.getAttribute('data-bucket'), x: r.x, w: r.width };
+        return {
+          series: el.getAttribute('data-series'),
+          bucket: el.getAttribute('data-bucket'),
+          x: r.x,
+          w: r.width,
+        };
       }),
     );
     // In each bucket, no two series' bars share any horizontal span.
@@ -167,15 +178,13 @@ describe.skipIf(!hasChromium)(`console charts in headless Chromium (${backend})`
         "number % 3 = 0 AS flag, repeat('ab ', number % 25) AS text, number * 1.5 AS half FROM numbers(5000) LIMIT 5000",
     );
     await page.keyboard.press('Control+Enter');
-    await expect
-      .poll(() => page.locator('main').textContent(), { timeout: 20_000 })
-      .toMatch(/5,000 rows in/);
+    await expect.poll(() => page.locator('main').textContent(), { timeout: 20_000 }).toMatch(/5,000 rows in/);
     const table = page.locator('.data-table');
 
     const aligned = async () =>
       table.evaluate((el) => {
-        const heads = [...el.querySelectorAll('.thead [role="columnheader"]')].map(
-          (c) => c.getBoundingClientRect(),
+        const heads = [...el.querySelectorAll('.thead [role="columnheader"]')].map((c) =>
+          c.getBoundingClientRect(),
         );
         const drift: number[] = [];
         for (const row of el.querySelectorAll('.trow')) {
@@ -194,7 +203,8 @@ describe.skipIf(!hasChromium)(`console charts in headless Chromium (${backend})`
       el.scrollTop = el.scrollHeight / 2;
       el.scrollLeft = 200;
     });
-    await expect.poll(async () => (await table.locator('.trow').first().getAttribute('aria-rowindex')) ?? '0')
+    await expect
+      .poll(async () => (await table.locator('.trow').first().getAttribute('aria-rowindex')) ?? '0')
       .not.toBe('2');
     const middle = await aligned();
     expect(middle.max).toBeLessThan(0.5);
