@@ -76,7 +76,7 @@ function tooltipPlugin(tip: HTMLElement, labels: string[] | undefined, wallClock
           if (k === 0 || s.show === false) return;
           const row = document.createElement('div');
           const swatch = document.createElement('i');
-          swatch.style.background = String(s.stroke ?? '');
+          swatch.style.background = PALETTE[(k - 1) % PALETTE.length]!;
           const v = u.data[k]?.[i];
           row.append(swatch, `${s.label}: ${v === null || v === undefined ? '–' : v.toLocaleString()}`);
           tip.append(row);

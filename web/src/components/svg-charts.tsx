@@ -1,5 +1,5 @@
 /** Small SVG charts for shapes uPlot does not draw: grouped and stacked bars, flows. Scales with the box. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 export const COLORS = [
   '#d9822b',
@@ -51,11 +51,20 @@ export function GroupedBars({
   onDrawn?: (ms: number) => void;
 }) {
   const [active, setActive] = useState<number | null>(null);
+  // Drawn at the box's own width, so labels keep their size on a phone instead of shrinking with it.
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(800);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => setWidth(Math.max(280, Math.round(element.clientWidth))));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
   const started = performance.now();
   useEffect(() => {
     onDrawn?.(performance.now() - started);
   }, [labels, series]);
-  const width = 800;
   const pad = { left: 52, right: 8, top: 10, bottom: 28 };
   const max = Math.max(1, ...series.flatMap((s) => s.values.map((v) => v ?? 0)));
   const plotH = height - pad.top - pad.bottom;
@@ -63,12 +72,12 @@ export function GroupedBars({
   const band = (width - pad.left - pad.right) / Math.max(1, labels.length);
   const inner = band * 0.8;
   const barW = inner / Math.max(1, series.length);
-  const every = Math.ceil(labels.length / 12);
+  const every = Math.ceil(labels.length / Math.max(2, Math.floor(width / 70)));
   const ticks = [max, max / 2, 0];
   const tipLeft = active === null ? 0 : ((pad.left + (active + 0.5) * band) / width) * 100;
   return (
     <figure class="svg-chart bars-chart">
-      <div class="svg-chart-plot">
+      <div class="svg-chart-plot" ref={box}>
         <svg
           viewBox={`0 0 ${width} ${height}`}
           role="application"
@@ -131,7 +140,9 @@ export function GroupedBars({
                 })}
                 {i % every === 0 && (
                   <text x={pad.left + (i + 0.5) * band} y={height - 8} text-anchor="middle" class="tick">
-                    {label.length > 18 ? `${label.slice(0, 17)}…` : label}
+                    {label.length > (band * every) / 7.5
+                      ? `${label.slice(0, Math.max(3, Math.floor((band * every) / 7.5) - 1))}…`
+                      : label}
                   </text>
                 )}
               </g>
