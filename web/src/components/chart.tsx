@@ -130,8 +130,9 @@ export function Chart({
   const tip = useRef<HTMLDivElement>(null);
   const plotRef = useRef<uPlot | undefined>(undefined);
   const [failed, setFailed] = useState<string | null>(null);
-  // uPlot draws bars of several series on top of each other: grouped bars are drawn in SVG instead.
-  const grouped = kind === 'bars' && x.length * series.length <= SVG_BARS_MAX;
+  // uPlot draws bars of several series on top of each other: those are grouped side by side in SVG.
+  // One series stays on uPlot's canvas (Home's days), with the same tooltip.
+  const grouped = kind === 'bars' && series.length > 1 && x.length * series.length <= SVG_BARS_MAX;
   useEffect(() => {
     if (grouped) return;
     let plot: uPlot | undefined;
