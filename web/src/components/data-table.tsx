@@ -4,6 +4,31 @@ import { useMemo, useRef, useState } from 'preact/hooks';
 
 const ROW_HEIGHT = 30;
 const OVERSCAN = 10;
+/** Column widths come from about this many rows: enough to see a column's shape, cheap for 50 000. */
+const SAMPLE_ROWS = 200;
+const CHAR_PX = 7.6;
+const CELL_PAD_PX = 20;
+const MIN_COL_PX = 72;
+const MAX_COL_PX = 360;
+const ROWNUM_PX = 56;
+
+/**
+ * One set of pixel widths for the header and every row. Each row is its own grid (rows are
+ * positioned one by one for virtualisation), so content-sized tracks (`1fr`, `max-content`) would
+ * give each row its own columns and cells would drift from their headers.
+ */
+export function columnWidths(columns: string[], rows: unknown[][]): number[] {
+  // Rows spread over the whole result, not only its top: values often grow down a sorted result.
+  const step = Math.max(1, Math.ceil(rows.length / SAMPLE_ROWS));
+  const sample: unknown[][] = [];
+  for (let i = 0; i < rows.length; i += step) sample.push(rows[i]!);
+  if (rows.length > 0) sample.push(rows[rows.length - 1]!);
+  return columns.map((name, j) => {
+    let chars = name.length;
+    for (const row of sample) chars = Math.max(chars, Math.min(60, cell(row[j]).length));
+    return Math.round(Math.min(MAX_COL_PX, Math.max(MIN_COL_PX, chars * CHAR_PX + CELL_PAD_PX)));
+  });
+}
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -29,7 +54,9 @@ export function DataTable({
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
   const count = Math.ceil(height / ROW_HEIGHT) + OVERSCAN * 2;
   const visible = useMemo(() => rows.slice(first, first + count), [rows, first, count]);
-  const template = `3.5rem repeat(${columns.length}, minmax(8rem, 1fr))`;
+  const widths = useMemo(() => columnWidths(columns, rows), [columns, rows]);
+  const template = [ROWNUM_PX, ...widths].map((w) => `${w}px`).join(' ');
+  const rowWidth = ROWNUM_PX + widths.reduce((a, w) => a + w, 0);
   return (
     <div
       class="data-table"
@@ -44,7 +71,7 @@ export function DataTable({
         frame.current = requestAnimationFrame(() => setScrollTop(top));
       }}
     >
-      <div class="thead" role="row" style={{ gridTemplateColumns: template }}>
+      <div class="thead" role="row" style={{ gridTemplateColumns: template, width: `${rowWidth}px` }}>
         <span role="columnheader" class="rownum">
           #
         </span>
@@ -54,7 +81,7 @@ export function DataTable({
           </span>
         ))}
       </div>
-      <div style={{ height: `${rows.length * ROW_HEIGHT}px`, position: 'relative' }}>
+      <div style={{ height: `${rows.length * ROW_HEIGHT}px`, width: `${rowWidth}px`, position: 'relative' }}>
         {visible.map((row, i) => {
           const index = first + i;
           return (
@@ -63,7 +90,11 @@ export function DataTable({
               role="row"
               aria-rowindex={index + 2}
               class="trow"
-              style={{ gridTemplateColumns: template, transform: `translateY(${index * ROW_HEIGHT}px)` }}
+              style={{
+                gridTemplateColumns: template,
+                width: `${rowWidth}px`,
+                transform: `translateY(${index * ROW_HEIGHT}px)`,
+              }}
             >
               <span role="cell" class="rownum">
                 {index + 1}

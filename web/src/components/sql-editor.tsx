@@ -5,6 +5,7 @@ import type { EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
+import { sqlHighlight } from './sql-highlight';
 
 export interface Vocabulary {
   tables: Record<string, string[]>;
@@ -118,6 +119,8 @@ export function SqlEditor({
           })),
         ),
         basicSetup,
+        // Before basicSetup's fallback style in effect: a non-fallback style replaces it.
+        sqlHighlight,
         sql({ dialect: StandardSQL, upperCaseKeywords: true, schema: vocabulary().tables }),
         autocompletion({ override: undefined }),
         StandardSQL.language.data.of({ autocomplete: hogqlCompletions(vocabulary) }),

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { runQuery } from '../api';
 import { ListTable } from '../components/list-table';
 import { PropertyTable } from '../components/property-table';
+import { formatDateTime, zoneLabel } from '../components/time';
 import { useSession } from '../session';
 
 const RANGES = { '-1h': 'Last hour', '-24h': 'Last 24 hours', '-7d': 'Last 7 days', '-30d': 'Last 30 days' };
@@ -58,7 +59,7 @@ export function EventList({ query }: { query: object }) {
       loading={<div class="skeleton" style={{ height: '160px' }} />}
       empty="No events match."
       tableClass="events"
-      columns={['Event', 'Person', 'URL', 'Time']}
+      columns={['Event', 'Person', 'URL', `Time (${zoneLabel(team.timezone)})`]}
       rowKey={(row) => String(row[0])}
       cells={([uuid, event, distinctId, timestamp, url]) => (
         <>
@@ -77,7 +78,7 @@ export function EventList({ query }: { query: object }) {
             {url ? String(url) : ''}
           </td>
           <td>
-            <time dateTime={String(timestamp)}>{new Date(String(timestamp)).toLocaleString()}</time>
+            <time dateTime={String(timestamp)}>{formatDateTime(String(timestamp), team.timezone)}</time>
           </td>
         </>
       )}

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { Chart } from '../components/chart';
 import { ErrorNote } from '../components/error-note';
+import { formatTimeOfDay, zoneLabel } from '../components/time';
 import { useHogQL } from '../components/use-query';
 import { useSession } from '../session';
 
@@ -116,7 +117,7 @@ function TopEvents({ projectId }: { projectId: number }) {
   );
 }
 
-function LiveFeed({ projectId }: { projectId: number }) {
+function LiveFeed({ projectId, timezone }: { projectId: number; timezone: string }) {
   const { data, error, run } = useHogQL(
     projectId,
     `SELECT event, distinct_id, timestamp, properties.$current_url AS url FROM events
@@ -127,6 +128,7 @@ function LiveFeed({ projectId }: { projectId: number }) {
     <section class="card">
       <h2>
         Live events <span class="live-dot" aria-hidden="true" />
+        <span class="muted small zone">{zoneLabel(timezone)}</span>
       </h2>
       {error ? <ErrorNote error={error} retry={run} /> : null}
       {data && data.results.length === 0 && <p class="muted">No events yet. Send one with the snippet.</p>}
@@ -137,7 +139,7 @@ function LiveFeed({ projectId }: { projectId: number }) {
             <span class="muted">{String(distinctId)}</span>
             {url ? <span class="muted ellipsis">{String(url)}</span> : null}
             <time class="muted" dateTime={String(timestamp)}>
-              {new Date(String(timestamp)).toLocaleTimeString()}
+              {formatTimeOfDay(String(timestamp), timezone)}
             </time>
           </li>
         ))}
@@ -201,7 +203,7 @@ export function Home() {
         <TopEvents projectId={team.id} />
       </div>
       <div class="grid two">
-        <LiveFeed projectId={team.id} />
+        <LiveFeed projectId={team.id} timezone={team.timezone} />
         <Snippet projectId={team.id} token={team.api_token} />
       </div>
     </div>

@@ -5,6 +5,7 @@ import { ErrorNote } from '../components/error-note';
 import { freshHogql } from '../components/fresh-hogql';
 import { ListTable } from '../components/list-table';
 import { PropertyTable } from '../components/property-table';
+import { formatDate, formatDateTime, zoneLabel } from '../components/time';
 import { useResource } from '../components/use-resource';
 import { useSession } from '../session';
 import { EventList, eventsQuery } from './events';
@@ -172,7 +173,7 @@ export function People() {
           error={error}
           loading={<div class="skeleton" style={{ height: '160px', marginTop: '1rem' }} />}
           empty="Nobody matches."
-          columns={['Person', 'Distinct ids', 'Last seen', 'First seen']}
+          columns={['Person', 'Distinct ids', 'Last seen', `First seen (${zoneLabel(team.timezone)})`]}
           rowKey={(p) => p.uuid}
           cells={(p) => (
             <>
@@ -183,7 +184,7 @@ export function People() {
                 {p.distinct_ids.join(', ')}
               </td>
               <td>{p.uuid in lastSeen ? ago(lastSeen[p.uuid]) : '…'}</td>
-              <td>{new Date(p.created_at).toLocaleDateString()}</td>
+              <td>{formatDate(p.created_at, team.timezone)}</td>
             </>
           )}
         />
@@ -298,7 +299,7 @@ export function PersonPage() {
             {recordings.map((r) => (
               <li key={r.id}>
                 <a href={`/recordings/${encodeURIComponent(r.id)}`}>
-                  {new Date(r.start_time).toLocaleString()}
+                  {formatDateTime(r.start_time, team.timezone)} {zoneLabel(team.timezone)}
                 </a>
               </li>
             ))}

@@ -4,6 +4,7 @@ import { api, get, type HogQLResult } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { ListTable } from '../components/list-table';
 import { type ConsoleLine, consoleLines, decompress, type RRWebEvent } from '../components/replay';
+import { formatDateTime, zoneLabel } from '../components/time';
 import { useList } from '../components/use-resource';
 import { useSession } from '../session';
 import { duration } from './insights';
@@ -105,7 +106,15 @@ export function Recordings() {
           loading={<div class="skeleton" style={{ height: '120px', marginTop: '1rem' }} />}
           empty="No recordings here. Turn recording on in Settings → Project; posthog-js records on its next page load."
           tableClass="clickable"
-          columns={['Person', 'Start', 'Duration', 'Active', 'Clicks', 'Errors', 'First URL']}
+          columns={[
+            'Person',
+            `Start (${zoneLabel(team.timezone)})`,
+            'Duration',
+            'Active',
+            'Clicks',
+            'Errors',
+            'First URL',
+          ]}
           rowKey={(r) => r.id}
           rowClass={(r) => (r.viewed ? 'viewed' : '')}
           cells={(r) => (
@@ -113,7 +122,7 @@ export function Recordings() {
               <td>
                 <a href={`/recordings/${encodeURIComponent(r.id)}`}>{r.person?.name ?? r.distinct_id}</a>
               </td>
-              <td>{new Date(r.start_time).toLocaleString()}</td>
+              <td>{formatDateTime(r.start_time, team.timezone)}</td>
               <td>{duration(r.recording_duration)}</td>
               <td>{duration(r.active_seconds)}</td>
               <td>{r.click_count}</td>

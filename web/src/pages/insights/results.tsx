@@ -1,5 +1,6 @@
 import { useMemo } from 'preact/hooks';
 import { Chart } from '../../components/chart';
+import { FunnelBreakdown, type FunnelGroupStep } from '../../components/funnel-breakdown';
 import { SimpleTable } from '../../components/list-table';
 import { Flow, StackedBars } from '../../components/svg-charts';
 import type { Kind } from './form';
@@ -186,7 +187,12 @@ export function ResultView({
     case 'Trends':
       return <TrendsView results={r as TrendResult[]} onDrawn={onDrawn} />;
     case 'Funnels':
-      return <FunnelView steps={(Array.isArray(r[0]) ? r[0] : r) as FunnelStep[]} />;
+      // With a breakdown the answer is one list of steps per group: every group is drawn.
+      return Array.isArray(r[0]) ? (
+        <FunnelBreakdown groups={r as FunnelGroupStep[][]} />
+      ) : (
+        <FunnelView steps={r as FunnelStep[]} />
+      );
     case 'Retention':
       return <RetentionView rows={r as RetentionRow[]} />;
     case 'Lifecycle': {
