@@ -18,6 +18,7 @@ import { queryRoutes } from '../api/query.js';
 import { sessionRecordingRoutes } from '../api/recordings.js';
 import { savedRoutes } from '../api/saved-routes.js';
 import { staticRoutes } from '../api/static.js';
+import { surveyRoutes } from '../api/surveys.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/accounts/authenticate.js';
@@ -255,6 +256,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       },
     ],
     [featureFlagRoutes, { ...api, flags }],
+    [surveyRoutes, { ...api, flags }],
     [
       flagSdkRoutes,
       {

@@ -1,0 +1,2 @@
+import type { ApiPlugin } from './context.js';
+export const surveyStatsRoutes: ApiPlugin<object> = async () => {};
