@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { TEAM_CHANGED } from '../domain/ingest/teams.js';
 import { usersById } from '../domain/accounts/users.js';
 import type { FlagCache } from '../domain/flags/cache.js';
 import type { FlagDeps } from '../domain/flags/flags.js';
@@ -8,6 +10,7 @@ import {
   createSurvey,
   getSurvey,
   listProjectSurveys,
+  optInOnLaunch,
   removeSurvey,
   surveyFlags,
 } from '../domain/surveys/surveys.js';
@@ -23,7 +26,13 @@ const tags = ['surveys'];
 
 /** `/api/projects/{id}/surveys/` (and the `/api/environments/` copy): PostHog's survey viewset. */
 export const surveyRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, options) => {
-  const { deps, flags } = options;
+  const { deps, flags, bus } = options;
+  // A launch may switch the project's surveys on; remote config must see it on the next request.
+  const launched = async (request: FastifyRequest, survey: SurveyRecord) => {
+    if (await optInOnLaunch(deps, projectAccessOf(request), survey))
+      await bus?.publish(TEAM_CHANGED, { id: survey.teamId }).catch(() => {});
+    return one(survey);
+  };
   const flagDeps: FlagDeps = { ...deps, flags };
   const shape = async (teamId: number, list: SurveyRecord[]) => {
     const [users, flagsById] = await Promise.all([
@@ -62,7 +71,10 @@ export const surveyRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, options
     create: {
       summary: 'Create a survey (and its targeting flags)',
       handler: async (request) =>
-        one(await createSurvey(flagDeps, projectAccessOf(request), principalOf(request), request.body)),
+        launched(
+          request,
+          await createSurvey(flagDeps, projectAccessOf(request), principalOf(request), request.body),
+        ),
     },
     retrieve: {
       summary: 'One survey',
@@ -71,7 +83,8 @@ export const surveyRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, options
     change: {
       summary: 'Change a survey; a `start_date` launches it, an `end_date` stops it',
       handler: async (request) =>
-        one(
+        launched(
+          request,
           await changeSurvey(
             flagDeps,
             projectAccessOf(request),

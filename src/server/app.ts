@@ -19,6 +19,7 @@ import { sessionRecordingRoutes } from '../api/recordings.js';
 import { savedRoutes } from '../api/saved-routes.js';
 import { staticRoutes } from '../api/static.js';
 import { surveyRoutes } from '../api/surveys.js';
+import { surveySdkRoutes } from '../api/surveys-sdk.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/accounts/authenticate.js';
@@ -37,6 +38,7 @@ import { openJournalSink } from '../domain/ingest/journal-sink.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
 import { type PlaylistCounter, startPlaylistCounter } from '../domain/recordings/counter-loop.js';
+import { hasActiveSurveys } from '../domain/surveys/public.js';
 import { createQueryRuntime } from '../execution/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
 import { openCaptureJournal } from '../store/journal/capture-journal.js';
@@ -257,6 +259,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ],
     [featureFlagRoutes, { ...api, flags }],
     [surveyRoutes, { ...api, flags }],
+    [surveySdkRoutes, { ...api, resolveTeam }],
     [
       flagSdkRoutes,
       {
@@ -272,7 +275,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
       {
         ...api,
         resolveTeam,
-        hasFlags: async (team: TeamRecord) => (await flags.get(team.id)).active.length > 0,
+        configState: async (team: TeamRecord) => ({
+          hasFeatureFlags: (await flags.get(team.id)).active.length > 0,
+          hasActiveSurveys: await hasActiveSurveys(deps, team),
+        }),
       },
     ],
     [consoleRoutes, api],

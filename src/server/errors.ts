@@ -46,6 +46,9 @@ function fromFastify(error: FastifyError, request: FastifyRequest, bodyLimit: nu
   return null;
 }
 
+/** The `/api/` paths browser SDKs call with a project token: their errors carry capture's CORS too. */
+const SDK_API_PATHS = new Set(['/api/surveys', '/api/early_access_features'].flatMap((p) => [p, `${p}/`]));
+
 export function installErrorHandling(
   app: FastifyInstance,
   options: { bodyLimit: number; ignoreTrailingSlash: boolean },
@@ -78,7 +81,7 @@ export function installErrorHandling(
    */
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const sdkFacing = !path.startsWith('/api/') && path !== '/api';
+    const sdkFacing = (!path.startsWith('/api/') && path !== '/api') || SDK_API_PATHS.has(path);
     if (sdkFacing) setCaptureCors(request, reply);
     if (
       request.headers['content-length'] !== undefined ||

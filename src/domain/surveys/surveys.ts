@@ -10,7 +10,9 @@ import {
   surveyNamed,
   updateSurvey,
 } from '../../store/meta/surveys.js';
+import { updateTeam } from '../../store/meta/teams.js';
 import type { ProjectAccess } from '../access.js';
+import type { Deps } from '../deps.js';
 import { changeFlag, createFlag, type FlagDeps } from '../flags/flags.js';
 import { newUuid, randomBase62 } from '../ids.js';
 import type { Principal } from '../principal.js';
@@ -299,7 +301,7 @@ export async function removeSurvey(
 }
 
 /** The flags these surveys point at, by id (a page names at most three per survey). */
-export async function surveyFlags(deps: FlagDeps, teamId: number, surveys: SurveyRecord[]) {
+export async function surveyFlags(deps: Deps, teamId: number, surveys: SurveyRecord[]) {
   const ids = surveys.flatMap((s) => [s.linkedFlagId, s.targetingFlagId, s.internalTargetingFlagId]);
   const found = await featureFlagsByIds(
     deps.meta,
@@ -307,4 +309,20 @@ export async function surveyFlags(deps: FlagDeps, teamId: number, surveys: Surve
     ids.filter((id): id is number => id !== null),
   );
   return new Map(found.map((f) => [f.id, f]));
+}
+
+/**
+ * Launching a survey posthog-js shows turns the project's `surveys_opt_in` on when it was never
+ * set, as PostHog does, so the SDK loads surveys without a trip to the settings. An explicit
+ * `false` is left alone. True when the setting changed (the caller tells the team caches).
+ */
+export async function optInOnLaunch(deps: Deps, access: ProjectAccess, survey: SurveyRecord): Promise<boolean> {
+  if (survey.type === 'api' || !isRunning(survey, deps.now())) return false;
+  const current = access.team.settings?.surveys_opt_in;
+  if (current !== undefined && current !== null) return false;
+  await updateTeam(deps.meta, access.team.id, {
+    settings: { surveys_opt_in: true },
+    updatedAt: deps.now().toISOString(),
+  });
+  return true;
 }

@@ -187,3 +187,18 @@ export async function liveSurveys(db: MetaDb, teamId: number): Promise<SurveyRec
 export async function deleteSurvey(db: MetaDb, teamId: number, id: string): Promise<void> {
   await db.deleteFrom('surveys').where('team_id', '=', teamId).where('id', '=', id).execute();
 }
+
+/** Whether a survey of a type posthog-js shows has started, not ended and is not archived. */
+export async function hasRunningSurvey(db: MetaDb, teamId: number, now: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('surveys')
+    .select('id')
+    .where('team_id', '=', teamId)
+    .where('archived', '=', false)
+    .where('type', '!=', 'api')
+    .where('start_date', 'is not', null)
+    .where('start_date', '<=', now)
+    .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', now)]))
+    .executeTakeFirst();
+  return row !== undefined;
+}
