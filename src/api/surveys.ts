@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { TEAM_CHANGED } from '../domain/ingest/teams.js';
 import { usersById } from '../domain/accounts/users.js';
 import type { FlagCache } from '../domain/flags/cache.js';
 import type { FlagDeps } from '../domain/flags/flags.js';
+import { TEAM_CHANGED } from '../domain/ingest/teams.js';
 import { scope } from '../domain/scopes.js';
 import {
   changeSurvey,

@@ -25,7 +25,8 @@ describe(`surveys for SDKs (${backend})`, () => {
         payload: { token, distinct_id: 'visitor-1', ...body },
       })
     ).json();
-  const arrayConfig = async () => (await h.app.inject({ method: 'GET', url: `/array/${token}/config` })).json();
+  const arrayConfig = async () =>
+    (await h.app.inject({ method: 'GET', url: `/array/${token}/config` })).json();
   const configJs = async () => (await h.app.inject({ method: 'GET', url: `/array/${token}/config.js` })).body;
 
   it('answers the public list with CORS, errors and unknown SDK paths included', async () => {
@@ -138,7 +139,11 @@ describe(`surveys for SDKs (${backend})`, () => {
       autocaptureExceptions: true,
       errorTracking: { autocaptureExceptions: true },
       autocapture_opt_out: true,
-      capturePerformance: { network_timing: false, web_vitals: true, web_vitals_allowed_metrics: ['LCP', 'CLS'] },
+      capturePerformance: {
+        network_timing: false,
+        web_vitals: true,
+        web_vitals_allowed_metrics: ['LCP', 'CLS'],
+      },
       sessionRecording: { consoleLogRecordingEnabled: false, sampleRate: '0.50' },
     });
     expect((await flagsWithConfig()).heatmaps).toBe(true);

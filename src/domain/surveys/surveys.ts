@@ -316,7 +316,11 @@ export async function surveyFlags(deps: Deps, teamId: number, surveys: SurveyRec
  * set, as PostHog does, so the SDK loads surveys without a trip to the settings. An explicit
  * `false` is left alone. True when the setting changed (the caller tells the team caches).
  */
-export async function optInOnLaunch(deps: Deps, access: ProjectAccess, survey: SurveyRecord): Promise<boolean> {
+export async function optInOnLaunch(
+  deps: Deps,
+  access: ProjectAccess,
+  survey: SurveyRecord,
+): Promise<boolean> {
   if (survey.type === 'api' || !isRunning(survey, deps.now())) return false;
   const current = access.team.settings?.surveys_opt_in;
   if (current !== undefined && current !== null) return false;
