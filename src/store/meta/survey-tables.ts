@@ -28,3 +28,16 @@ export interface SurveysTable {
   created_by: number | null;
   updated_at: Timestamp;
 }
+
+/** Row shape of `early_access_features` (migration 0040). */
+export interface EarlyAccessFeaturesTable {
+  id: string;
+  team_id: number;
+  feature_flag_id: number | null;
+  name: string;
+  description: string;
+  stage: string;
+  documentation_url: string;
+  payload: Json;
+  created_at: Timestamp;
+}
