@@ -13,6 +13,7 @@ import { teamOfSecretKey } from '../domain/flags/secret-key.js';
 import { type FlagEvaluator, parseFlagsRequest } from '../domain/flags/service.js';
 import { invalidProjectKey, teamOfProjectToken } from '../domain/ingest/teams.js';
 import { PUBLIC, scope } from '../domain/scopes.js';
+import { hasActiveSurveys } from '../domain/surveys/public.js';
 import { notAuthenticated, validationError } from '../errors.js';
 import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
@@ -90,7 +91,10 @@ export const flagSdkRoutes: ApiPlugin<FlagSdkOptions> = async (app, options) => 
   installCaptureCors(app);
 
   const configOf = async (team: TeamRecord) =>
-    remoteConfig(team, (await flags.get(team.id)).active.length > 0) as Record<string, unknown>;
+    remoteConfig(team, {
+      hasFeatureFlags: (await flags.get(team.id)).active.length > 0,
+      hasActiveSurveys: await hasActiveSurveys(deps, team),
+    }) as Record<string, unknown>;
 
   for (const path of ['flags', 'decide'] as const) {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {

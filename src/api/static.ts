@@ -9,7 +9,7 @@ import { notFound } from '../errors.js';
 import type { TeamRecord } from '../store/meta/teams.js';
 import type { ApiPlugin } from './context.js';
 import { configScript } from './feature-flags-sdk.js';
-import { remoteConfig } from './remote-config.js';
+import { type RemoteConfigState, remoteConfig } from './remote-config.js';
 
 const require = createRequire(import.meta.url);
 /** posthog-js's own build output, the version the lockfile pins. */
@@ -68,8 +68,8 @@ const File = Type.Object({ file: Type.String({ maxLength: 200 }) });
  */
 export const staticRoutes: ApiPlugin<{
   resolveTeam: (token: string | undefined) => Promise<TeamRecord>;
-  hasFlags: (team: TeamRecord) => Promise<boolean>;
-}> = async (app, { resolveTeam, hasFlags }) => {
+  configState: (team: TeamRecord) => Promise<RemoteConfigState>;
+}> = async (app, { resolveTeam, configState }) => {
   const schema = (summary: string, params: TSchema = File) => ({ tags: ['static'], summary, params });
   // Scripts carry no credentials: `*` on every answer, a 404 or a 401 for an unknown token too.
   app.addHook('onRequest', (_request, reply, done) => {
@@ -107,7 +107,7 @@ export const staticRoutes: ApiPlugin<{
     },
     async (request, reply) => {
       const team = await resolveTeam((request.params as { token: string }).token);
-      const config = remoteConfig(team, await hasFlags(team)) as Record<string, unknown>;
+      const config = remoteConfig(team, await configState(team)) as Record<string, unknown>;
       const body = `${configScript(team.apiToken, config)}\n${asset('array.js').body.toString('utf8')}`;
       return reply
         .type('application/javascript; charset=utf-8')

@@ -7,6 +7,7 @@ import { captureRoutes } from '../api/capture.js';
 import { consoleRoutes } from '../api/console.js';
 import type { ApiOptions, ApiPlugin } from '../api/context.js';
 import { dataRoutes } from '../api/data-routes.js';
+import { earlyAccessRoutes } from '../api/early-access.js';
 import { featureFlagRoutes } from '../api/feature-flags.js';
 import { flagSdkRoutes } from '../api/feature-flags-sdk.js';
 import { healthRoutes } from '../api/health.js';
@@ -18,6 +19,8 @@ import { queryRoutes } from '../api/query.js';
 import { sessionRecordingRoutes } from '../api/recordings.js';
 import { savedRoutes } from '../api/saved-routes.js';
 import { staticRoutes } from '../api/static.js';
+import { surveyRoutes } from '../api/surveys.js';
+import { surveySdkRoutes } from '../api/surveys-sdk.js';
 import { userRoutes } from '../api/users.js';
 import type { Config } from '../config.js';
 import { createAuthenticator } from '../domain/accounts/authenticate.js';
@@ -36,6 +39,7 @@ import { openJournalSink } from '../domain/ingest/journal-sink.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
 import { type PlaylistCounter, startPlaylistCounter } from '../domain/recordings/counter-loop.js';
+import { hasActiveSurveys } from '../domain/surveys/public.js';
 import { createQueryRuntime } from '../execution/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
 import { openCaptureJournal } from '../store/journal/capture-journal.js';
@@ -267,6 +271,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       },
     ],
     [featureFlagRoutes, { ...api, flags }],
+    [surveyRoutes, { ...api, flags }],
+    [surveySdkRoutes, { ...api, resolveTeam }],
+    [earlyAccessRoutes, { ...api, flags, resolveTeam }],
     [
       flagSdkRoutes,
       {
@@ -282,7 +289,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
       {
         ...api,
         resolveTeam,
-        hasFlags: async (team: TeamRecord) => (await flags.get(team.id)).active.length > 0,
+        configState: async (team: TeamRecord) => ({
+          hasFeatureFlags: (await flags.get(team.id)).active.length > 0,
+          hasActiveSurveys: await hasActiveSurveys(deps, team),
+        }),
       },
     ],
     [consoleRoutes, { ...api, notFoundPage }],

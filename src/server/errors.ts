@@ -67,6 +67,9 @@ export interface NotFoundPage {
   send?: (request: FastifyRequest, reply: FastifyReply) => unknown;
 }
 
+/** The `/api/` paths browser SDKs call with a project token: their errors carry capture's CORS too. */
+const SDK_API_PATHS = new Set(['/api/surveys', '/api/early_access_features'].flatMap((p) => [p, `${p}/`]));
+
 export function installErrorHandling(
   app: FastifyInstance,
   options: { bodyLimit: number; ignoreTrailingSlash: boolean; notFoundPage?: NotFoundPage },
@@ -107,7 +110,7 @@ export function installErrorHandling(
    */
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const sdkFacing = !path.startsWith('/api/') && path !== '/api';
+    const sdkFacing = (!path.startsWith('/api/') && path !== '/api') || SDK_API_PATHS.has(path);
     if (sdkFacing) setCaptureCors(request, reply);
     if (
       request.headers['content-length'] !== undefined ||

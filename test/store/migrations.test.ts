@@ -39,6 +39,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0020_insights_dashboards',
       '0030_team_modifiers',
       '0034_team_settings',
+      '0040_surveys',
       '0041_llm_prompts',
     ]);
     for (const table of TABLES) {

@@ -21,7 +21,12 @@ export interface FlagsRequest {
   groupProperties: Record<string, Record<string, unknown>>;
   /** `flag_keys_to_evaluate`: only these, when given. */
   flagKeys: string[] | null;
+  /** `only_evaluate_survey_feature_flags`: only the flags surveys made (`survey-targeting-…`). */
+  onlySurveyFlags: boolean;
 }
+
+/** The key prefix of the flags surveys make, which `only_evaluate_survey_feature_flags` keeps. */
+export const SURVEY_FLAG_PREFIX = 'survey-targeting-';
 
 export interface FlagsEvaluation {
   results: FlagResult[];
@@ -104,7 +109,8 @@ export function parseFlagsRequest(body: Record<string, unknown>): FlagsRequest {
       throw validationError('flag_keys_to_evaluate must be a list of flag keys.', 'flag_keys_to_evaluate');
     flagKeys = keys as string[];
   }
-  return { distinctId, anonDistinctId, personProperties, groups, groupProperties, flagKeys };
+  const onlySurveyFlags = body.only_evaluate_survey_feature_flags === true;
+  return { distinctId, anonDistinctId, personProperties, groups, groupProperties, flagKeys, onlySurveyFlags };
 }
 
 /**
@@ -170,6 +176,7 @@ export function createFlagEvaluator(
       const wanted = new Set(request.flagKeys);
       flags = flags.filter((f) => wanted.has(f.key));
     }
+    if (request.onlySurveyFlags) flags = flags.filter((f) => f.key.startsWith(SURVEY_FLAG_PREFIX));
     if (flags.length === 0) return { results: [], errorsWhileComputingFlags: false };
 
     let mapping = snapshot.groupTypeMapping;

@@ -209,3 +209,19 @@ export async function updateFeatureFlag(
     .executeTakeFirst();
   return row && toRecord(row);
 }
+
+/** These flags of the project, deleted ones too (what surveys and early access features point at). */
+export async function featureFlagsByIds(
+  db: MetaDb,
+  teamId: number,
+  ids: number[],
+): Promise<FeatureFlagRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('feature_flags')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map(toRecord);
+}

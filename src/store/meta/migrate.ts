@@ -16,6 +16,7 @@ import * as m0016 from './migrations/0016_cohorts.js';
 import * as m0020 from './migrations/0020_insights_dashboards.js';
 import * as m0030 from './migrations/0030_team_modifiers.js';
 import * as m0034 from './migrations/0034_team_settings.js';
+import * as m0040 from './migrations/0040_surveys.js';
 import * as m0041 from './migrations/0041_llm_prompts.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0020_insights_dashboards': m0020,
   '0030_team_modifiers': m0030,
   '0034_team_settings': m0034,
+  '0040_surveys': m0040,
   '0041_llm_prompts': m0041,
 };
 

@@ -10,6 +10,7 @@ import type {
   ProjectSecretApiKeysTable,
 } from './flag-tables.js';
 import type { SavedTables } from './saved-tables.js';
+import type { EarlyAccessFeaturesTable, SurveysTable } from './survey-tables.js';
 
 /**
  * Row shapes as the database driver sees them. Columns whose JS type differs between SQLite and
@@ -228,6 +229,8 @@ export interface ActionsTable {
 }
 
 export interface MetaTables extends SavedTables {
+  surveys: SurveysTable;
+  early_access_features: EarlyAccessFeaturesTable;
   actions: ActionsTable;
   feature_flags: FeatureFlagsTable;
   feature_flag_hash_key_overrides: FeatureFlagHashKeyOverridesTable;
