@@ -154,9 +154,18 @@ describe.skipIf(!hasChromium)(`console charts in headless Chromium (${backend})`
     const canvas = page.locator('.chart canvas').first();
     await expect.poll(() => canvas.count(), { timeout: 20_000 }).toBeGreaterThan(0);
     const tip = page.locator('.chart-box .chart-tip');
-    const over = (await page.locator('.chart .u-over').boundingBox())!;
-    await page.mouse.move(over.x + over.width - 3, over.y + over.height / 2);
-    await expect.poll(() => tip.isVisible()).toBe(true);
+    // The chart can be drawn again when a newer answer arrives: hover until its tooltip shows.
+    await expect
+      .poll(
+        async () => {
+          const over = await page.locator('.chart .u-over').first().boundingBox();
+          if (!over) return false;
+          await page.mouse.move(over.x + over.width - 3, over.y + over.height / 2);
+          return tip.isVisible();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     expect(await tip.textContent()).toMatch(/\$pageview: \d+/);
     await page.mouse.move(0, 0);
     await expect.poll(() => tip.isVisible()).toBe(false);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, get, type PropertyFilter } from '../api';
 import { ErrorNote } from '../components/error-note';
@@ -87,7 +87,14 @@ export function DashboardPage() {
   const { route } = useLocation();
   const projectBase = `/api/projects/${team.id}`;
   const url = `${projectBase}/dashboards/${encodeURIComponent(params.id ?? '')}/`;
-  const [dashboard, setDashboard] = useState<Dashboard | null>(null);
+  const [dashboard, setDashboardState] = useState<Dashboard | null>(null);
+  // The newest answer, for edits made before the page re-rendered with it (see `patch`).
+  const latest = useRef<Dashboard | null>(null);
+  const setDashboard = (d: Dashboard) => {
+    latest.current = d;
+    setDashboardState(d);
+  };
+  const queue = useRef<Promise<unknown>>(Promise.resolve());
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [panel, setPanel] = useState<Panel>(null);
@@ -111,15 +118,30 @@ export function DashboardPage() {
     void load('blocking');
   }, [load]);
 
-  const patch = async (body: Record<string, unknown>, refresh = 'blocking') => {
-    try {
-      await api('PATCH', url, body);
-      await load(refresh);
-      return true;
-    } catch (e) {
-      setError(e);
-      return false;
-    }
+  /**
+   * Edits run one after another, each built from the dashboard as the previous one left it: two
+   * quick changes (a width, then a height) built from the same stale render would have the second
+   * PATCH put the first one's tile layout back.
+   */
+  const patch = (
+    body: Record<string, unknown> | ((d: Dashboard) => Record<string, unknown>),
+    refresh = 'blocking',
+  ) => {
+    const run = async () => {
+      try {
+        const current = latest.current;
+        if (!current) return false;
+        await api('PATCH', url, typeof body === 'function' ? body(current) : body);
+        await load(refresh);
+        return true;
+      } catch (e) {
+        setError(e);
+        return false;
+      }
+    };
+    const done = queue.current.then(run);
+    queue.current = done;
+    return done;
   };
 
   if (!dashboard)
@@ -130,7 +152,7 @@ export function DashboardPage() {
 
   const setRange = (dateFrom: string) =>
     patch(
-      { filters: { ...dashboard.filters, date_from: dateFrom || null, date_to: null } },
+      (d) => ({ filters: { ...d.filters, date_from: dateFrom || null, date_to: null } }),
       'force_blocking',
     );
   const setProperty = async (event: Event) => {
@@ -139,11 +161,13 @@ export function DashboardPage() {
     const key = String(data.get('key') ?? '').trim();
     const value = String(data.get('value') ?? '');
     const properties = key ? [{ key, value, operator: 'exact', type: 'event' }] : [];
-    await patch({ filters: { ...dashboard.filters, properties } }, 'force_blocking');
+    await patch((d) => ({ filters: { ...d.filters, properties } }), 'force_blocking');
   };
   const arrange = async (change: { id: number; delta?: number; w?: number; h?: number }, message: string) => {
-    const layouts: { id: number; layouts: Layouts }[] = relayout(tiles, change);
-    if (!(await patch({ tiles: layouts }))) return;
+    const layouts = (d: Dashboard): { tiles: { id: number; layouts: Layouts }[] } => ({
+      tiles: relayout(ordered(d.tiles.filter((t) => !t.deleted)), change),
+    });
+    if (!(await patch(layouts))) return;
     setSaid(message);
     // Reordering moves the tile's DOM node, which drops focus: put it back on the same control
     // (or the other arrow when the tile reached an end), so repeated moves need no mouse.
@@ -270,7 +294,7 @@ export function DashboardPage() {
           {property && (
             <button
               type="button"
-              onClick={() => patch({ filters: { ...dashboard.filters, properties: [] } }, 'force_blocking')}
+              onClick={() => patch((d) => ({ filters: { ...d.filters, properties: [] } }), 'force_blocking')}
             >
               Clear filter
             </button>
