@@ -70,12 +70,21 @@ function isRouteScope(value: unknown): value is RouteScope {
 
 const isPublic = (s: RouteScope | undefined) => !!s && 'kind' in s && s.kind === 'public';
 
-/** Public by design: logging in and accepting an invite happen before there is any credential. */
+/**
+ * Public by design: logging in and accepting an invite happen before there is any credential; the
+ * SDK lists (surveys, early access features) are read by browsers with the public project token,
+ * as `/flags` is, and answer only that project's public definitions.
+ */
 const PUBLIC_BY_DESIGN = [
   'POST /api/login/',
   'GET /api/signup/:invite_id/',
   'HEAD /api/signup/:invite_id/',
   'POST /api/signup/:invite_id/',
+  ...['/api/surveys/', '/api/early_access_features/'].flatMap((p) => [
+    `GET ${p}`,
+    `HEAD ${p}`,
+    `OPTIONS ${p}`,
+  ]),
 ];
 
 /**
