@@ -7,6 +7,8 @@ export interface CohortRef {
   id: number;
   /** The finished calculation (`cohort_people.version`); null: never calculated (no members). */
   version: number | null;
+  /** Shown as the label of a cohort breakdown's group. */
+  name?: string | null;
 }
 
 /** Finds a cohort of the project by id or by name; undefined when there is none. */

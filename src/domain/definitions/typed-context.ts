@@ -26,7 +26,7 @@ async function load(meta: MetaDb, teamId: number): Promise<TypedContext> {
   const byId = new Map<number, CohortRef>();
   const byName = new Map<string, CohortRef>();
   for (const c of cohorts) {
-    const ref = { id: c.id, version: c.version };
+    const ref = { id: c.id, version: c.version, name: c.name };
     byId.set(c.id, ref);
     // PostHog picks the first cohort of that name; ours are read in id order.
     if (c.name !== null && !byName.has(c.name)) byName.set(c.name, ref);

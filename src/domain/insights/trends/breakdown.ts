@@ -9,7 +9,7 @@ export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
 /** PostHog's default breakdown_limit. */
 export const DEFAULT_BREAKDOWN_LIMIT = 25;
 
-export const BREAKDOWN_TYPES = ['event', 'person', 'session', 'hogql'];
+export const BREAKDOWN_TYPES = ['event', 'person', 'session', 'hogql', 'cohort'];
 
 export const badBreakdown = (attr: string, detail: string) =>
   new ApiError(400, 'validation_error', 'invalid_input', detail, attr);
@@ -45,6 +45,10 @@ export function checkBreakdown(filter: unknown): BreakdownFilter | null {
       'breakdownFilter.breakdown_type',
       `Unsupported breakdown_type "${String(type).slice(0, 50)}": use one of ${BREAKDOWN_TYPES.join(', ')}.`,
     );
+  if (type === 'cohort') {
+    checkCohortList(f.breakdown);
+    return f as BreakdownFilter;
+  }
   if (typeof f.breakdown !== 'string')
     throw badBreakdown(
       'breakdownFilter.breakdown',
@@ -78,6 +82,7 @@ export function propertyValue(type: string, key: string): Expr {
  */
 export function breakdownValue(filter: BreakdownFilter): Expr {
   if (filter.breakdowns?.length) return joinedValues(filter.breakdowns);
+  if (filter.breakdown_type === 'cohort') return cohortValue(cohortBreakdown(filter));
   return propertyValue(filter.breakdown_type ?? 'event', filter.breakdown as string);
 }
 
@@ -134,7 +139,9 @@ export function joinedValues(list: BreakdownItem[]): Expr {
 }
 
 /** The `breakdown_value` of a result: the key itself, or a list of values for `breakdowns`. */
-export function resultValue(filter: BreakdownFilter, key: string): string | string[] {
+export function resultValue(filter: BreakdownFilter, key: string): string | string[] | number {
+  if (filter.breakdown_type === 'cohort' && !filter.breakdowns?.length)
+    return key === ALL_USERS ? key : Number(key);
   const n = filter.breakdowns?.length ?? 0;
   if (!n) return key;
   // PostHog folds the remaining combinations into one "other" entry, the sentinel per breakdown.
@@ -143,8 +150,8 @@ export function resultValue(filter: BreakdownFilter, key: string): string | stri
 }
 
 /** A breakdown value as it appears in a label: several values joined with `::`. */
-export const valueLabel = (value: string | string[]): string =>
-  Array.isArray(value) ? value.join('::') : value;
+export const valueLabel = (value: string | string[] | number): string =>
+  Array.isArray(value) ? value.join('::') : String(value);
 
 /**
  * Conditions narrowing events to one breakdown value of an InsightActorsQuery: a string for a
@@ -152,6 +159,16 @@ export const valueLabel = (value: string | string[]): string =>
  */
 export function valueConditions(filter: BreakdownFilter, value: string | string[]): Expr[] {
   const list = filter.breakdowns;
+  if (!list?.length && filter.breakdown_type === 'cohort') {
+    const v = String(value);
+    if (v === ALL_USERS) return [];
+    if (!cohortBreakdown(filter).includes(Number(v)))
+      throw badBreakdown(
+        'breakdown',
+        `breakdown must be one of the insight's cohorts (got ${v.slice(0, 50)}).`,
+      );
+    return [compare('in cohort', field('person_id'), constant(Number(v)))];
+  }
   if (!list?.length)
     return [
       compare(
@@ -163,4 +180,56 @@ export function valueConditions(filter: BreakdownFilter, value: string | string[
   if (!Array.isArray(value) || value.length !== list.length)
     throw badBreakdown('breakdown', `breakdown must be a list of ${list.length} values, one per breakdown.`);
   return list.map((b, i) => compare('==', itemValue(b), constant(String(value[i]))));
+}
+
+// Breakdown by cohorts: one group per cohort the event's person belongs to.
+
+/** PostHog's breakdown value for "all users" (every event) in a cohort breakdown. */
+export const ALL_USERS = 'all';
+/** PostHog's label for the "all users" group. */
+export const ALL_USERS_LABEL = 'all users';
+
+/** Validates a cohort breakdown: a cohort id, `"all"`, or a non-empty list of them. */
+function checkCohortList(raw: unknown): void {
+  const list = Array.isArray(raw) ? raw : [raw];
+  const attr = 'breakdownFilter.breakdown';
+  if (list.length === 0 || list.length > 50)
+    throw badBreakdown(attr, 'A cohort breakdown needs 1 to 50 cohort ids (or "all").');
+  for (const v of list)
+    if (v !== ALL_USERS && cohortId(v) === null)
+      throw badBreakdown(attr, `"${String(v).slice(0, 50)}" is not a cohort id: use cohort ids or "all".`);
+}
+
+const cohortId = (v: unknown): number | null => {
+  const n = typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : null;
+};
+
+/** A checked cohort breakdown's entries in the order given, duplicates dropped. */
+export function cohortBreakdown(filter: BreakdownFilter): Array<number | typeof ALL_USERS> {
+  const raw: unknown[] = Array.isArray(filter.breakdown) ? filter.breakdown : [filter.breakdown];
+  const out: Array<number | typeof ALL_USERS> = [];
+  for (const v of raw) {
+    const entry = v === ALL_USERS ? ALL_USERS : cohortId(v);
+    if (entry !== null && !out.includes(entry)) out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * Every cohort of the list the event's person is in, one row each (arrayJoin): a person in two
+ * cohorts counts in both, as PostHog's one-query-per-cohort does; "all" matches every event.
+ */
+function cohortValue(entries: Array<number | typeof ALL_USERS>): Expr {
+  const items = entries.map((e) =>
+    e === ALL_USERS
+      ? constant(ALL_USERS)
+      : call('if', [
+          compare('in cohort', field('person_id'), constant(e)),
+          constant(String(e)),
+          constant(null),
+        ]),
+  );
+  const notNull = parseExpr('x -> isNotNull(x)');
+  return call('arrayJoin', [call('arrayFilter', [notNull, { node: 'Array', exprs: items } as Expr])]);
 }

@@ -39,7 +39,8 @@ export interface BreakdownItem {
 export interface BreakdownFilter {
   breakdowns?: BreakdownItem[] | null;
   breakdown_type?: string | null;
-  breakdown?: string | null;
+  /** A property name or HogQL expression; for `cohort`, cohort ids and "all" (or one of them). */
+  breakdown?: string | number | Array<string | number> | null;
   breakdown_limit?: number | null;
   breakdown_hide_other_aggregation?: boolean | null;
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../../errors.js';
+import { ApiError, validationError } from '../../../errors.js';
 import { MAX_SELECT_RETURNED_ROWS } from '../../../hogql/limits.js';
 import type { QueryResult } from '../../query/context.js';
 import type { QueryNode } from '../../query/kinds.js';
@@ -6,9 +6,12 @@ import { queryResponse } from '../../query/response.js';
 import type { QueryRunner } from '../../query/run.js';
 import { runSelect } from '../../query/run-select.js';
 import {
+  ALL_USERS,
+  ALL_USERS_LABEL,
   BREAKDOWN_OTHER,
   breakdownValue,
   checkBreakdown,
+  cohortBreakdown,
   DEFAULT_BREAKDOWN_LIMIT,
   resultValue,
   valueLabel,
@@ -62,7 +65,12 @@ async function runSeries(
   };
   const bf = checkBreakdown(node.breakdownFilter);
   let values: string[] | null = null;
-  if (bf) {
+  const cohorts = bf?.breakdown_type === 'cohort' && !bf.breakdowns?.length;
+  if (bf && cohorts) {
+    // One group per cohort asked for, in that order, even when empty (no top-N: the list is short).
+    values = cohortBreakdown(bf).map(String);
+    spec.breakdown = breakdownValue(bf);
+  } else if (bf) {
     const value = breakdownValue(bf);
     const limit = bf.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT;
     const top = await runSelect(topValuesSelect(spec, run.period, value, limit), ctx, {
@@ -103,7 +111,13 @@ async function runSeries(
     const rows = byValue.get(bv) ?? new Map<string, number>();
     const value = bf ? resultValue(bf, bv) : bv;
     const base = {
-      label: bf ? (node.series.length > 1 ? `${name} - ${valueLabel(value)}` : valueLabel(value)) : name,
+      label: cohorts
+        ? `${name} - ${cohortLabel(bv, ctx)}`
+        : bf
+          ? node.series.length > 1
+            ? `${name} - ${valueLabel(value)}`
+            : valueLabel(value)
+          : name,
       filter: legacyFilter(node),
       action: actionOf(series, index, days),
       order: index,
@@ -119,6 +133,25 @@ async function runSeries(
   return { results, hogql: out.hogql, more: bf ? values?.includes(BREAKDOWN_OTHER) === true : false };
 }
 
+/** PostHog labels a cohort group "<series> - <cohort name>", and "all users" for "all". */
+function cohortLabel(key: string, ctx: InsightContext): string {
+  if (key === ALL_USERS) return ALL_USERS_LABEL;
+  return ctx.cohorts?.(Number(key))?.name ?? key;
+}
+
+/** Refuses a cohort breakdown naming a cohort this project does not have (like cohort filters). */
+function checkBreakdownCohorts(node: TrendsNode, ctx: InsightContext): void {
+  const bf = checkBreakdown(node.breakdownFilter);
+  if (bf?.breakdown_type !== 'cohort' || bf.breakdowns?.length) return;
+  for (const id of cohortBreakdown(bf))
+    if (id !== ALL_USERS && !ctx.cohorts?.(id))
+      throw validationError(
+        `Cohort with id ${id} does not exist`,
+        'breakdownFilter.breakdown',
+        'cohort_does_not_exist',
+      );
+}
+
 function legacyFilter(node: TrendsNode): Record<string, unknown> {
   return {
     insight: 'TRENDS',
@@ -131,6 +164,7 @@ function legacyFilter(node: TrendsNode): Record<string, unknown> {
 
 async function runTrends(node: TrendsNode, ctx: InsightContext): Promise<QueryResult> {
   const started = performance.now();
+  checkBreakdownCohorts(node, ctx);
   const current = await currentPeriod(node, ctx);
   const compare = node.compareFilter?.compare === true;
   const runs: PeriodRun[] = compare

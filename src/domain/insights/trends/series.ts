@@ -16,7 +16,7 @@ export interface SeriesResult {
   action: Record<string, unknown> | null;
   order: number;
   /** A string for one breakdown, a list (one value per breakdown) for `breakdowns`. */
-  breakdown_value?: string | string[];
+  breakdown_value?: string | string[] | number;
   compare?: boolean;
   compare_label?: 'current' | 'previous';
   aggregated_value?: number;
