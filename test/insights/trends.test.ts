@@ -395,7 +395,7 @@ describe('TrendsQuery errors', () => {
     ],
     [
       'an unsupported breakdown type',
-      { breakdownFilter: { breakdown: 1, breakdown_type: 'cohort' } },
+      { breakdownFilter: { breakdown: 1, breakdown_type: 'data_warehouse' } },
       'query__breakdownFilter__breakdown_type',
     ],
     ['a bad date', { dateRange: { date_from: 'someday' } }, 'query__date_from'],

@@ -10,6 +10,8 @@ export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
 export const DEFAULT_BREAKDOWN_LIMIT = 25;
 
 export const BREAKDOWN_TYPES = ['event', 'person', 'session', 'hogql', 'cohort'];
+/** Types allowed in `breakdowns` (several at once): PostHog's multiple breakdowns exclude cohorts. */
+const LIST_TYPES = BREAKDOWN_TYPES.filter((t) => t !== 'cohort');
 
 export const badBreakdown = (attr: string, detail: string) =>
   new ApiError(400, 'validation_error', 'invalid_input', detail, attr);
@@ -109,10 +111,10 @@ export function checkBreakdownList(list: unknown): boolean {
       throw badBreakdown(at, 'Each breakdown must be an object {type, property}.');
     const item = b as Record<string, unknown>;
     const type = item.type ?? 'event';
-    if (typeof type !== 'string' || !BREAKDOWN_TYPES.includes(type))
+    if (typeof type !== 'string' || !LIST_TYPES.includes(type))
       throw badBreakdown(
         `${at}.type`,
-        `Unsupported breakdown type "${String(type).slice(0, 50)}": use one of ${BREAKDOWN_TYPES.join(', ')}.`,
+        `Unsupported breakdown type "${String(type).slice(0, 50)}": use one of ${LIST_TYPES.join(', ')}.`,
       );
     if (typeof item.property !== 'string' || item.property === '')
       throw badBreakdown(`${at}.property`, 'property must be a property name or a HogQL expression.');
