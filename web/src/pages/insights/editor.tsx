@@ -1,4 +1,5 @@
 import { DraftInput } from '../../components/draft-input';
+import { CohortPicker } from './cohort-picker';
 import {
   BREAKDOWN_TYPES,
   type BreakdownType,
@@ -226,8 +227,11 @@ export function InsightEditor({
                   }
                 >
                   {Object.entries(BREAKDOWN_TYPES)
-                    // Funnels break down by properties only (a HogQL one is a 400).
-                    .filter(([v]) => form.kind !== 'Funnels' || v !== 'hogql' || breakdownType === 'hogql')
+                    // Funnels break down by properties only (HogQL and cohorts are a 400).
+                    .filter(
+                      ([v]) =>
+                        form.kind !== 'Funnels' || (v !== 'hogql' && v !== 'cohort') || breakdownType === v,
+                    )
                     .map(([v, l]) => (
                       <option key={v} value={v}>
                         {l[0]?.toUpperCase() + l.slice(1)}
@@ -235,14 +239,22 @@ export function InsightEditor({
                     ))}
                 </select>
               </label>
-              <label>
-                Breakdown by {BREAKDOWN_TYPES[breakdownType]}
-                <DraftInput
+              {breakdownType === 'cohort' ? (
+                <CohortPicker
+                  teamId={teamId}
                   value={form.breakdown}
-                  placeholder={breakdownType === 'hogql' ? 'e.g. properties.$browser' : 'e.g. $browser'}
-                  onCommit={(breakdown) => update({ breakdown: breakdown.trim() })}
+                  onChange={(breakdown) => update({ breakdown })}
                 />
-              </label>
+              ) : (
+                <label>
+                  Breakdown by {BREAKDOWN_TYPES[breakdownType]}
+                  <DraftInput
+                    value={form.breakdown}
+                    placeholder={breakdownType === 'hogql' ? 'e.g. properties.$browser' : 'e.g. $browser'}
+                    onCommit={(breakdown) => update({ breakdown: breakdown.trim() })}
+                  />
+                </label>
+              )}
             </>
           )}
         </div>

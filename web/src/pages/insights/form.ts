@@ -58,6 +58,7 @@ export const BREAKDOWN_TYPES = {
   event: 'event property',
   person: 'person property',
   hogql: 'HogQL expression',
+  cohort: 'cohort',
 };
 export type BreakdownType = keyof typeof BREAKDOWN_TYPES;
 
@@ -193,7 +194,12 @@ export function fromQuery(query: Record<string, unknown>): InsightForm | null {
     interval: (INTERVALS as readonly string[]).includes(interval)
       ? (interval as InsightForm['interval'])
       : 'day',
-    breakdown: typeof breakdown?.breakdown === 'string' ? breakdown.breakdown : '',
+    // A cohort breakdown's ids are kept as "3,5" (the query takes a list).
+    breakdown: Array.isArray(breakdown?.breakdown)
+      ? breakdown.breakdown.map(String).join(',')
+      : typeof breakdown?.breakdown === 'string' || typeof breakdown?.breakdown === 'number'
+        ? String(breakdown.breakdown)
+        : '',
     ...(breakdownType !== 'event' ? { breakdownType } : {}),
     ...(properties.length ? { properties } : {}),
     filterTestAccounts: source.filterTestAccounts === true,
@@ -207,10 +213,20 @@ export function toQuery(form: InsightForm): Record<string, unknown> {
   return form.filterTestAccounts ? { ...query, filterTestAccounts: true } : query;
 }
 
+/** The breakdown as the query takes it: cohort ids as numbers ("all" kept), else the text. */
+function breakdownOf(text: string, type: BreakdownType): string | Array<number | string> {
+  if (type !== 'cohort') return text;
+  return text
+    .split(',')
+    .filter(Boolean)
+    .map((v) => (v === 'all' ? v : Number(v)));
+}
+
 function queryOf(form: InsightForm): Record<string, unknown> {
   const dateRange = { date_from: form.dateFrom };
+  const type = form.breakdownType ?? 'event';
   const breakdownFilter = form.breakdown
-    ? { breakdownFilter: { breakdown: form.breakdown, breakdown_type: form.breakdownType ?? 'event' } }
+    ? { breakdownFilter: { breakdown: breakdownOf(form.breakdown, type), breakdown_type: type } }
     : {};
   switch (form.kind) {
     case 'Trends':

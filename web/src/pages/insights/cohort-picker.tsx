@@ -1,0 +1,48 @@
+import { useSuggestions } from './property-filters';
+
+/** Cohort ids and names of the project, as "id\tname" so one fetch gives both. */
+const pick = (d: unknown) =>
+  ((d as { results?: { id: number; name: string | null }[] }).results ?? []).map(
+    (c) => `${c.id}\t${c.name || `Cohort ${c.id}`}`,
+  );
+
+/**
+ * The cohorts a trend is broken down by: a multiple select (keyboard: arrows, Shift/Ctrl+Space)
+ * of the project's cohorts plus "All users"; the value is the ids joined with commas.
+ */
+export function CohortPicker({
+  teamId,
+  value,
+  onChange,
+}: {
+  teamId: number;
+  value: string;
+  onChange: (next: string) => void;
+}) {
+  const cohorts = useSuggestions(`/api/projects/${teamId}/cohorts/?limit=200`, pick);
+  const chosen = new Set(value.split(',').filter(Boolean));
+  const options = [['all', 'All users'], ...cohorts.map((c) => c.split('\t'))] as [string, string][];
+  return (
+    <label>
+      Breakdown by cohorts
+      <select
+        multiple
+        size={Math.min(5, options.length)}
+        onChange={(e) =>
+          onChange([...(e.currentTarget as HTMLSelectElement).selectedOptions].map((o) => o.value).join(','))
+        }
+      >
+        {options.map(([id, name]) => (
+          <option key={id} value={id} selected={chosen.has(id)}>
+            {name}
+          </option>
+        ))}
+      </select>
+      {cohorts.length === 0 && (
+        <span class="muted small">
+          No cohorts yet: <a href="/cohorts">create one</a>
+        </span>
+      )}
+    </label>
+  );
+}
