@@ -23,7 +23,7 @@ export function CohortPicker({
   const chosen = new Set(value.split(',').filter(Boolean));
   const options = [['all', 'All users'], ...cohorts.map((c) => c.split('\t'))] as [string, string][];
   return (
-    <label>
+    <label class="cohort-picker">
       Breakdown by cohorts
       <select
         multiple
