@@ -112,6 +112,27 @@ describe.skipIf(!hasChromium)(`cohort breakdown in headless Chromium (${backend}
       const source = query.source ?? query;
       expect(source.breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: ['all', id] });
       await page.screenshot({ path: `${SHOTS}/cohort-breakdown-${width}-${scheme}.png`, fullPage: true });
+
+      // The whole insight filtered to persons not in the cohort: "all users" drops to the French.
+      await page.getByRole('button', { name: 'Add filter to the insight' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Property type').selectOption('cohort');
+      await dialog.getByLabel('Membership').selectOption('is_not');
+      await expect
+        .poll(() => dialog.getByLabel('Cohort', { exact: true }).locator('option').allTextContents())
+        .toContain('Dutch visitors');
+      await dialog.getByLabel('Cohort', { exact: true }).selectOption({ label: 'Dutch visitors' });
+      await page.screenshot({ path: `${SHOTS}/cohort-filter-${width}-${scheme}.png`, fullPage: true });
+      await dialog.getByRole('button', { name: 'Apply filter' }).click();
+      await expect
+        .poll(() => page.getByRole('button', { name: /^Edit filter not in cohort Dutch visitors/ }).count())
+        .toBe(1);
+      const totals = () => page.locator('table.simple tbody tr td:nth-child(2)').allTextContents();
+      await expect.poll(totals, { timeout: 20_000 }).toEqual(['20', '0']);
+      const filtered = JSON.parse(new URL(page.url()).searchParams.get('q') ?? '{}');
+      expect((filtered.source ?? filtered).properties).toEqual([
+        { key: 'id', type: 'cohort', operator: 'not_in', value: id },
+      ]);
       await context.close();
     }
   }, 90_000);

@@ -64,9 +64,12 @@ export type BreakdownType = keyof typeof BREAKDOWN_TYPES;
 
 export interface PropertyFilter {
   key: string;
-  type: 'event' | 'person';
+  /** `cohort`: key `id`, value the cohort id, operator `exact` (in) or `is_not` (not in). */
+  type: 'event' | 'person' | 'cohort';
   operator: Operator;
   value: string;
+  /** A cohort's name for its chip (not sent; after a reload the chip shows the id). */
+  name?: string;
 }
 
 export interface Series {
@@ -99,6 +102,13 @@ export const DEFAULT_FORM: InsightForm = {
 
 /** A filter as PostHog's frontend sends it: lists for (in)equality, numbers for gt/lt. */
 export function toPropertyFilter(f: PropertyFilter): Record<string, unknown> {
+  if (f.type === 'cohort')
+    return {
+      key: 'id',
+      type: 'cohort',
+      operator: f.operator === 'is_not' ? 'not_in' : 'in',
+      value: Number(f.value),
+    };
   const base = { key: f.key, type: f.type, operator: f.operator };
   if (VALUELESS.has(f.operator)) return { ...base, value: f.operator };
   if (f.operator === 'exact' || f.operator === 'is_not') return { ...base, value: [f.value] };
@@ -114,6 +124,13 @@ export function toPropertyFilter(f: PropertyFilter): Record<string, unknown> {
 /** A saved or linked filter back into the form; kinds the form does not edit are dropped. */
 export function fromPropertyFilter(raw: unknown): PropertyFilter | null {
   const f = raw as { key?: unknown; type?: unknown; operator?: unknown; value?: unknown } | null;
+  if (f?.type === 'cohort' && (typeof f.value === 'number' || typeof f.value === 'string'))
+    return {
+      key: 'id',
+      type: 'cohort',
+      operator: f.operator === 'not_in' ? 'is_not' : 'exact',
+      value: String(f.value),
+    };
   if (!f || typeof f.key !== 'string' || (f.type !== 'event' && f.type !== 'person')) return null;
   const operator = (
     typeof f.operator === 'string' && f.operator in OPERATORS ? f.operator : 'exact'

@@ -7,6 +7,8 @@ const useId = (prefix: string) => useMemo(() => `${prefix}-${++nextId}`, []);
 
 /** A filter as people read it: `plan = pro`, `$browser is set`. */
 export function describeFilter(f: PropertyFilter): string {
+  if (f.type === 'cohort')
+    return `${f.operator === 'is_not' ? 'not in' : 'in'} cohort ${f.name ?? `#${f.value}`}`;
   const who = f.type === 'person' ? 'person.' : '';
   const op = OPERATORS[f.operator].split(' ')[0];
   return VALUELESS.has(f.operator)
@@ -118,15 +120,17 @@ function FilterEditor({
   useEffect(() => keyInput.current?.focus(), []);
   const keys = useSuggestions(
     // Properties seen on the filtered events sort first, as in PostHog's picker.
-    `/api/projects/${teamId}/property_definitions/?type=${draft.type}&limit=50&search=${encodeURIComponent(draft.key)}${
-      draft.type === 'event' && events.length
-        ? `&event_names=${encodeURIComponent(JSON.stringify(events))}`
-        : ''
-    }`,
+    draft.type === 'cohort'
+      ? null
+      : `/api/projects/${teamId}/property_definitions/?type=${draft.type}&limit=50&search=${encodeURIComponent(draft.key)}${
+          draft.type === 'event' && events.length
+            ? `&event_names=${encodeURIComponent(JSON.stringify(events))}`
+            : ''
+        }`,
     (d) => ((d as { results?: { name: string }[] }).results ?? []).map((r) => r.name),
   );
   const values = useSuggestions(
-    draft.key
+    draft.key && draft.type !== 'cohort'
       ? `/api/projects/${teamId}/${draft.type === 'person' ? 'persons' : 'events'}/values/?key=${encodeURIComponent(draft.key)}`
       : null,
     (d) => (Array.isArray(d) ? (d as { name: unknown }[]).map((r) => String(r.name)) : []),
@@ -135,6 +139,13 @@ function FilterEditor({
     .filter((v) => v.toLowerCase().includes(draft.value.toLowerCase()) && v !== draft.value)
     .slice(0, 8);
   const set = (patch: Partial<PropertyFilter>) => setDraft({ ...draft, ...patch });
+  const cohort = draft.type === 'cohort';
+  // The project's cohorts as "id\tname", fetched only once "Cohort" is chosen.
+  const cohorts = useSuggestions(cohort ? `/api/projects/${teamId}/cohorts/?limit=200` : null, (d) =>
+    ((d as { results?: { id: number; name: string | null }[] }).results ?? []).map(
+      (c) => `${c.id}\t${c.name || `Cohort ${c.id}`}`,
+    ),
+  ).map((c) => c.split('\t') as [string, string]);
   return (
     <div class="popover" role="dialog" aria-label={`Property filter on ${label}`}>
       <form
@@ -147,7 +158,10 @@ function FilterEditor({
         }}
         onSubmit={(e) => {
           e.preventDefault();
-          if (draft.key.trim()) onApply({ ...draft, key: draft.key.trim() });
+          if (cohort) {
+            if (draft.value)
+              onApply({ ...draft, key: 'id', name: cohorts.find(([id]) => id === draft.value)?.[1] });
+          } else if (draft.key.trim()) onApply({ ...draft, key: draft.key.trim() });
         }}
       >
         <div class="row wrap">
@@ -155,55 +169,94 @@ function FilterEditor({
             Property type
             <select
               value={draft.type}
-              onChange={(e) =>
-                set({ type: (e.currentTarget as HTMLSelectElement).value as PropertyFilter['type'] })
-              }
+              onChange={(e) => {
+                const type = (e.currentTarget as HTMLSelectElement).value as PropertyFilter['type'];
+                set(type === 'cohort' ? { type, key: 'id', operator: 'exact', value: '' } : { type });
+              }}
             >
               <option value="event">Event property</option>
               <option value="person">Person property</option>
+              <option value="cohort">Cohort</option>
             </select>
           </label>
-          <label>
-            Property
-            <input
-              ref={keyInput}
-              list={keysId}
-              required
-              value={draft.key}
-              autoComplete="off"
-              onInput={(e) => set({ key: (e.currentTarget as HTMLInputElement).value })}
-            />
-            <datalist id={keysId}>
-              {keys.map((k) => (
-                <option key={k} value={k} />
-              ))}
-            </datalist>
-          </label>
-          <label>
-            Operator
-            <select
-              value={draft.operator}
-              onChange={(e) => set({ operator: (e.currentTarget as HTMLSelectElement).value as Operator })}
-            >
-              {Object.entries(OPERATORS).map(([v, l]) => (
-                <option key={v} value={v}>
-                  {l}
-                </option>
-              ))}
-            </select>
-          </label>
-          {!VALUELESS.has(draft.operator) && (
-            <label>
-              Value
-              <input
-                value={draft.value}
-                autoComplete="off"
-                onInput={(e) => set({ value: (e.currentTarget as HTMLInputElement).value })}
-              />
-            </label>
+          {cohort ? (
+            <>
+              <label>
+                Membership
+                <select
+                  value={draft.operator}
+                  onChange={(e) =>
+                    set({ operator: (e.currentTarget as HTMLSelectElement).value as Operator })
+                  }
+                >
+                  <option value="exact">in</option>
+                  <option value="is_not">not in</option>
+                </select>
+              </label>
+              <label>
+                Cohort
+                <select
+                  required
+                  aria-label="Cohort"
+                  value={draft.value}
+                  onChange={(e) => set({ value: (e.currentTarget as HTMLSelectElement).value })}
+                >
+                  <option value="">Choose a cohort</option>
+                  {cohorts.map(([id, name]) => (
+                    <option key={id} value={id}>
+                      {name}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </>
+          ) : (
+            <>
+              <label>
+                Property
+                <input
+                  ref={keyInput}
+                  list={keysId}
+                  required
+                  value={draft.key}
+                  autoComplete="off"
+                  onInput={(e) => set({ key: (e.currentTarget as HTMLInputElement).value })}
+                />
+                <datalist id={keysId}>
+                  {keys.map((k) => (
+                    <option key={k} value={k} />
+                  ))}
+                </datalist>
+              </label>
+              <label>
+                Operator
+                <select
+                  value={draft.operator}
+                  onChange={(e) =>
+                    set({ operator: (e.currentTarget as HTMLSelectElement).value as Operator })
+                  }
+                >
+                  {Object.entries(OPERATORS).map(([v, l]) => (
+                    <option key={v} value={v}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {!VALUELESS.has(draft.operator) && (
+                <label>
+                  Value
+                  <input
+                    value={draft.value}
+                    autoComplete="off"
+                    onInput={(e) => set({ value: (e.currentTarget as HTMLInputElement).value })}
+                  />
+                </label>
+              )}
+            </>
           )}
         </div>
-        {!VALUELESS.has(draft.operator) && shown.length > 0 && (
+        {!cohort && !VALUELESS.has(draft.operator) && shown.length > 0 && (
           <fieldset class="suggestions">
             <legend class="muted small">Suggested values</legend>
             {shown.map((v) => (
