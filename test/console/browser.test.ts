@@ -328,7 +328,10 @@ describe.skipIf(!hasChromium)(`console in headless Chromium (${backend})`, () =>
     await expect.poll(() => page.locator('.chart canvas').count(), { timeout: 20_000 }).toBeGreaterThan(0);
     await page.getByLabel('Name').fill('Pageviews per day');
     await page.getByRole('button', { name: 'Save insight' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Saved as');
+    // Several live regions can be on the page (the calculation's progress too): find the one that says so.
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Saved as' }).count(), { timeout: 20_000 })
+      .toBe(1);
     await page.getByLabel('Add to dashboard').selectOption({ label: 'Weekly review' });
     await expect.poll(() => page.getByText('Added to Weekly review.').count()).toBe(1);
     await expect

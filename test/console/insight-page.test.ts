@@ -166,7 +166,10 @@ describe.skipIf(!hasChromium)(`insight page in headless Chromium (${backend})`, 
     await expect
       .poll(() => page.getByRole('heading', { level: 1 }).textContent())
       .toBe('Pro users by country');
-    expect(await page.getByRole('status').first().textContent()).toContain('Saved as');
+    // Several live regions can be on the page (the calculation's progress too): find the one that says so.
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Saved as' }).count(), { timeout: 20_000 })
+      .toBe(1);
     expect((await savedInsight(shortId))?.query.source).toMatchObject({
       series: [{ math: 'dau', properties: [{ key: 'plan', value: ['pro'] }] }],
       breakdownFilter: { breakdown: 'country', breakdown_type: 'person' },
