@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { TEAM_CHANGED } from '../domain/ingest/teams.js';
+import { announceTeamChanged } from '../domain/ingest/teams.js';
 import {
   createProject,
   deleteProject,
@@ -93,7 +93,7 @@ export const projectRoutes: ApiPlugin = async (app, { deps, bus }) => {
       async (request) => {
         const team = toTeam(await updateProject(deps, projectAccessOf(request), request.body));
         // Capture, /flags and /array/{token}/config read settings through a per-node cache.
-        await bus?.publish(TEAM_CHANGED, { id: team.id }).catch(() => {});
+        await announceTeamChanged(bus, team.id);
         return team;
       },
     );
@@ -112,7 +112,7 @@ export const projectRoutes: ApiPlugin = async (app, { deps, bus }) => {
       async (request, reply) => {
         const access = projectAccessOf(request);
         await deleteProject(deps, access);
-        await bus?.publish(TEAM_CHANGED, { id: access.team.id }).catch(() => {});
+        await announceTeamChanged(bus, access.team.id);
         return reply.code(204).send(null);
       },
     );

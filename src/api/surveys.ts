@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { usersById } from '../domain/accounts/users.js';
 import type { FlagCache } from '../domain/flags/cache.js';
 import type { FlagDeps } from '../domain/flags/flags.js';
-import { TEAM_CHANGED } from '../domain/ingest/teams.js';
+import { announceTeamChanged } from '../domain/ingest/teams.js';
 import { scope } from '../domain/scopes.js';
 import {
   changeSurvey,
@@ -30,7 +30,7 @@ export const surveyRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, options
   // A launch may switch the project's surveys on; remote config must see it on the next request.
   const launched = async (request: FastifyRequest, survey: SurveyRecord) => {
     if (await optInOnLaunch(deps, projectAccessOf(request), survey))
-      await bus?.publish(TEAM_CHANGED, { id: survey.teamId }).catch(() => {});
+      await announceTeamChanged(bus, survey.teamId);
     return one(survey);
   };
   const flagDeps: FlagDeps = { ...deps, flags };

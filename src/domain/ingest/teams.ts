@@ -23,6 +23,11 @@ export const TEAM_CHANGED = 'team:changed';
 export function createTeamResolver(meta: MetaDb, ttlMs: number, bus?: Bus) {
   const cache = new Map<string, { team: TeamRecord; expiresAt: number }>();
   bus?.subscribe(TEAM_CHANGED, () => cache.clear()).catch(() => {});
+  if (bus) {
+    const local = localForgetters.get(bus) ?? new Set();
+    local.add(() => cache.clear());
+    localForgetters.set(bus, local);
+  }
   return async (token: string | undefined): Promise<TeamRecord> => {
     if (!token) throw invalidProjectKey();
     const hit = cache.get(token);
@@ -33,6 +38,20 @@ export function createTeamResolver(meta: MetaDb, ttlMs: number, bus?: Bus) {
     cache.set(token, { team, expiresAt: Date.now() + ttlMs });
     return team;
   };
+}
+
+/**
+ * This node's resolvers, by the bus they listen on: Redis delivers a message back to its sender
+ * only after a round trip, so the node that changed a project forgets it itself, at once (the
+ * next `/array/{token}/config` on this node already sees the change, as with the memory bus).
+ */
+const localForgetters = new WeakMap<Bus, Set<() => void>>();
+
+/** Tells every node, this one first and at once, that a project's settings changed. */
+export async function announceTeamChanged(bus: Bus | undefined, teamId: number): Promise<void> {
+  if (!bus) return;
+  for (const forget of localForgetters.get(bus) ?? []) forget();
+  await bus.publish(TEAM_CHANGED, { id: teamId }).catch(() => {});
 }
 
 /** The project a request names by its project token; a token that names none is a 401. */
