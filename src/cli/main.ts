@@ -12,11 +12,14 @@ import { signupUrl } from '../domain/organizations/mail.js';
 import { ApiError } from '../errors.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { eventsStoreOptions } from '../server/runtime.js';
+import { migrateEvents } from '../store/events/migrate.js';
 import { materializePersonProperties, pendingMaterializations } from '../store/events/person-columns.js';
 import { openEventsStore } from '../store/events/store.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
+import { NewerDataError } from '../store/shared/newer-data.js';
+import { formatDoctor, runDoctor } from './doctor.js';
 import { checkReachable, runImport, UnreachableError } from './import.js';
 import { createProgress } from './import-progress.js';
 import { countRows } from './import-source.js';
@@ -44,7 +47,9 @@ Commands:
                      person filters and breakdowns read in the persons-on-events modes; fills
                      existing events, waiting for it unless --background (the server finishes it)
   materialize list   the person property columns and any filling still under way
-  migrate            apply metadata migrations and exit
+  migrate            apply the metadata and events stores' migrations and exit
+  doctor [--json]    check the data directory, stores, disk space, pending migrations and versions,
+                     and print what to do; changes nothing (exit code 1 when a check fails)
   bootstrap          create the default organization if the store is empty (writes bootstrap.json)
 
 Options:
@@ -79,6 +84,7 @@ async function run(argv: string[]): Promise<number> {
       host: { type: 'string' },
       token: { type: 'string' },
       background: { type: 'boolean' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -89,13 +95,33 @@ async function run(argv: string[]): Promise<number> {
   }
   const env = { ...process.env, ...(values['data-dir'] ? { BURROW_DATA_DIR: values['data-dir'] } : {}) };
   const config = loadConfig(env);
+  if (command === 'doctor') {
+    const checks = await runDoctor(config);
+    if (values.json) print(checks);
+    else process.stdout.write(formatDoctor(checks));
+    return checks.some((c) => c.status === 'fail') ? 1 : 0;
+  }
   if (command === 'materialize')
     return await materializeCommand(sub, arg, values.background === true, config);
   const store = await openMetaStore(config);
   const deps: MetaDeps = { meta: store.db, now: () => new Date() };
   try {
     if (command === 'migrate') {
-      print({ applied: store.applied });
+      const events = await openEventsStore({
+        ...eventsStoreOptions(config),
+        personColumnsRefreshMs: 0,
+        migrate: false,
+      }).catch((error: unknown) => {
+        if (error instanceof NewerDataError || config.clickhouseUrl) throw error;
+        throw new CliError(
+          `metadata migrated; cannot open the events store in ${config.dataDir} (${(error as Error).message}): a running server holds it (and migrated it when it started)`,
+        );
+      });
+      try {
+        print({ applied: store.applied, events_applied: await migrateEvents(events) });
+      } finally {
+        await events.close();
+      }
       return 0;
     }
     if (command === 'bootstrap') {
@@ -283,7 +309,11 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ApiError)
       process.stderr.write(`burrow: ${error.attr ? `${error.attr}: ` : ''}${error.detail}\n`);
-    else if (error instanceof CliError || error instanceof UnreachableError)
+    else if (
+      error instanceof CliError ||
+      error instanceof UnreachableError ||
+      error instanceof NewerDataError
+    )
       process.stderr.write(`burrow: ${error.message}\n`);
     else if (
       error instanceof UsageError ||
@@ -293,7 +323,12 @@ run(process.argv.slice(2)).then(
       process.stderr.write(`burrow: ${(error as Error).message}\n\n${USAGE}`);
     } else process.stderr.write(`burrow: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(
-      error instanceof ApiError || error instanceof CliError || error instanceof UnreachableError ? 1 : 2,
+      error instanceof ApiError ||
+        error instanceof CliError ||
+        error instanceof UnreachableError ||
+        error instanceof NewerDataError
+        ? 1
+        : 2,
     );
   },
 );
