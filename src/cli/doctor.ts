@@ -10,6 +10,7 @@ import { eventsMigrationStatus } from '../store/events/migrate.js';
 import { openEventsStore } from '../store/events/store.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { metaMigrationStatus } from '../store/meta/migrate.js';
+import { runningServer } from './running-server.js';
 
 /** One line of `burrow doctor`: what was checked, what was found, and what to do about it. */
 export interface DoctorCheck {
@@ -44,18 +45,6 @@ function treeSize(dir: string, budget = { files: MAX_FILES_WALKED }): number {
     else if (entry.isFile()) total += statSync(path, { throwIfNoEntry: false })?.size ?? 0;
   }
   return total;
-}
-
-async function serverAnswers(config: Config): Promise<boolean> {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  try {
-    const res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/_health`, {
-      signal: AbortSignal.timeout(1500),
-    });
-    return res.ok;
-  } catch {
-    return false;
-  }
 }
 
 function migrationCheck(
@@ -246,7 +235,7 @@ export async function runDoctor(config: Config): Promise<DoctorCheck[]> {
     }
     checks.push(...diskChecks(config));
   }
-  const running = await serverAnswers(config);
+  const running = (await runningServer(config)) !== null;
   checks.push({
     status: 'ok',
     check: 'server',
