@@ -52,6 +52,23 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 describe('retention periods', () => {
+  it('reports the disk each project uses, to that project only', async () => {
+    const res = await h.request('GET', `/api/projects/${project}/storage/`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json() as {
+      tables: Array<{ table: string; rows: number; estimated_bytes: number }>;
+      estimated_bytes: number;
+      oldest_event: string;
+    };
+    expect(body.tables.find((t) => t.table === 'events')).toMatchObject({ rows: 3 });
+    expect(body.estimated_bytes).toBeGreaterThan(0);
+    const oldestDays = (Date.now() - Date.parse(body.oldest_event)) / DAY;
+    expect(oldestDays).toBeGreaterThan(99);
+    expect(oldestDays).toBeLessThan(101);
+    const foreign = await h.request('GET', `/api/projects/${project}/storage/`, { key: other.key });
+    expect([403, 404]).toContain(foreign.statusCode);
+  });
+
   it('refuses periods that are not whole days between 1 and 36 500, in PostHog’s error shape', async () => {
     for (const bad of [0, -1, 1.5, 36_501, '30']) {
       const res = await patch({ events_retention_days: bad });
