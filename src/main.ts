@@ -5,6 +5,7 @@ import { buildApp } from './server/app.js';
 import { createLogger } from './server/logger.js';
 import { assertCanListen, StartupError } from './server/port-check.js';
 import { bootstrapInstallation, openStores } from './server/runtime.js';
+import { NewerDataError } from './store/shared/newer-data.js';
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  if (error instanceof StartupError) {
+  if (error instanceof StartupError || error instanceof NewerDataError) {
     process.stderr.write(`burrow: cannot start: ${error.message}\n`);
     process.exit(1);
   }

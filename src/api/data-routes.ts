@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { scheduleCohortRecalculation } from '../domain/cohorts/cohorts.js';
+import { scheduleRetention } from '../domain/data-lifecycle/retention-job.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { Bus } from '../store/shared/bus.js';
 import { cohortRoutes } from './cohorts.js';
@@ -38,5 +39,11 @@ export async function dataRoutes(
     onError: (err) => app.log.error({ err }, 'cohort recalculation failed'),
   });
   app.addHook('onClose', cohorts.stop);
+  // Retention periods (docs/persons-and-data.md), enforced hourly.
+  const retention = scheduleRetention(api.deps, {
+    everyMs: 3_600_000,
+    onError: (err) => app.log.error({ err }, 'retention pass failed'),
+  });
+  app.addHook('onClose', retention.stop);
   await app.register(cohortRoutes, { ...api, recalculate: cohorts.request });
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { projectStorage } from '../domain/data-lifecycle/storage.js';
 import { announceTeamChanged } from '../domain/ingest/teams.js';
 import {
   createProject,
@@ -23,6 +24,14 @@ const CreateBody = Type.Object(
 
 /** Burrow has one environment per project, so both path families name the same object. */
 const PREFIXES = ['/api/projects/:project_id/', '/api/environments/:project_id/'];
+
+const Storage = Type.Object({
+  tables: Type.Array(
+    Type.Object({ table: Type.String(), rows: Type.Number(), estimated_bytes: Type.Number() }),
+  ),
+  estimated_bytes: Type.Number(),
+  oldest_event: Type.Union([Type.String(), Type.Null()]),
+});
 
 export const projectRoutes: ApiPlugin = async (app, { deps, bus }) => {
   const list = async (request: FastifyRequest<{ Querystring: Static<typeof PageQuery> }>) => {
@@ -96,6 +105,20 @@ export const projectRoutes: ApiPlugin = async (app, { deps, bus }) => {
         await announceTeamChanged(bus, team.id);
         return team;
       },
+    );
+
+    app.get(
+      `${path}storage/`,
+      {
+        config: { scope: scope('project', 'read') },
+        schema: {
+          tags,
+          summary: "The disk the project's data uses, per table (Burrow's own; estimated by row share)",
+          params: ProjectIdParams,
+          response: { 200: Storage },
+        },
+      },
+      async (request) => projectStorage(deps.events, projectAccessOf(request).team.id),
     );
 
     app.delete(

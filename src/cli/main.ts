@@ -2,9 +2,13 @@ import '../threadpool.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
 import { ConfigError, loadConfig } from '../config.js';
 import { setPasswordByEmail } from '../domain/accounts/password-change.js';
 import { createKey, deleteUserKey, listKeys } from '../domain/accounts/personal-api-keys.js';
+import { readOrCreateAdminToken } from '../domain/data-lifecycle/admin-token.js';
+import { BackupError, backupDataDir, checkBackupTarget } from '../domain/data-lifecycle/backup.js';
+import { restoreDataDir } from '../domain/data-lifecycle/restore.js';
 import type { MetaDeps } from '../domain/deps.js';
 import { bootstrap } from '../domain/organizations/bootstrap.js';
 import { reissueInviteToken } from '../domain/organizations/invite-token.js';
@@ -12,15 +16,20 @@ import { signupUrl } from '../domain/organizations/mail.js';
 import { ApiError } from '../errors.js';
 import { writeBootstrapFile } from '../server/bootstrap-file.js';
 import { eventsStoreOptions } from '../server/runtime.js';
+import { VERSION } from '../server/version.js';
+import { migrateEvents } from '../store/events/migrate.js';
 import { materializePersonProperties, pendingMaterializations } from '../store/events/person-columns.js';
 import { openEventsStore } from '../store/events/store.js';
 import { openMetaStore } from '../store/meta/db.js';
 import { findTeam } from '../store/meta/teams.js';
 import { findUserByEmail } from '../store/meta/users.js';
+import { NewerDataError } from '../store/shared/newer-data.js';
+import { formatDoctor, runDoctor } from './doctor.js';
 import { checkReachable, runImport, UnreachableError } from './import.js';
 import { createProgress } from './import-progress.js';
 import { countRows } from './import-source.js';
 import { readPassword } from './read-password.js';
+import { runningServer } from './running-server.js';
 
 const USAGE = `Usage: npx burrow <command> [options]
 
@@ -44,7 +53,13 @@ Commands:
                      person filters and breakdowns read in the persons-on-events modes; fills
                      existing events, waiting for it unless --background (the server finishes it)
   materialize list   the person property columns and any filling still under way
-  migrate            apply metadata migrations and exit
+  migrate            apply the metadata and events stores' migrations and exit
+  backup <dir>       a consistent copy of the data directory into a new or empty folder, also
+                     while the server runs and captures (embedded stores only)
+  restore <dir>      bring a backup back as the data directory (server stopped; the directory
+                     that was there is moved aside, never deleted)
+  doctor [--json]    check the data directory, stores, disk space, pending migrations and versions,
+                     and print what to do; changes nothing (exit code 1 when a check fails)
   bootstrap          create the default organization if the store is empty (writes bootstrap.json)
 
 Options:
@@ -79,6 +94,7 @@ async function run(argv: string[]): Promise<number> {
       host: { type: 'string' },
       token: { type: 'string' },
       background: { type: 'boolean' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -89,13 +105,35 @@ async function run(argv: string[]): Promise<number> {
   }
   const env = { ...process.env, ...(values['data-dir'] ? { BURROW_DATA_DIR: values['data-dir'] } : {}) };
   const config = loadConfig(env);
+  if (command === 'backup') return await backupCommand(sub, config);
+  if (command === 'restore') return await restoreCommand(sub, config);
+  if (command === 'doctor') {
+    const checks = await runDoctor(config);
+    if (values.json) print(checks);
+    else process.stdout.write(formatDoctor(checks));
+    return checks.some((c) => c.status === 'fail') ? 1 : 0;
+  }
   if (command === 'materialize')
     return await materializeCommand(sub, arg, values.background === true, config);
   const store = await openMetaStore(config);
   const deps: MetaDeps = { meta: store.db, now: () => new Date() };
   try {
     if (command === 'migrate') {
-      print({ applied: store.applied });
+      const events = await openEventsStore({
+        ...eventsStoreOptions(config),
+        personColumnsRefreshMs: 0,
+        migrate: false,
+      }).catch((error: unknown) => {
+        if (error instanceof NewerDataError || config.clickhouseUrl) throw error;
+        throw new CliError(
+          `metadata migrated; cannot open the events store in ${config.dataDir} (${(error as Error).message}): a running server holds it (and migrated it when it started)`,
+        );
+      });
+      try {
+        print({ applied: store.applied, events_applied: await migrateEvents(events) });
+      } finally {
+        await events.close();
+      }
       return 0;
     }
     if (command === 'bootstrap') {
@@ -168,6 +206,90 @@ class UsageError extends Error {}
 
 /** A failure to report in one line, without the usage text. */
 class CliError extends Error {}
+
+function embeddedOnly(config: ReturnType<typeof loadConfig>, what: string): void {
+  if (config.databaseUrl || config.clickhouseUrl)
+    throw new CliError(
+      `${what} covers the embedded stores only: with DATABASE_URL use pg_dump / pg_restore, with CLICKHOUSE_URL the server's BACKUP / RESTORE (docs/operations.md, "Backups")`,
+    );
+}
+
+async function backupCommand(
+  dir: string | undefined,
+  config: ReturnType<typeof loadConfig>,
+): Promise<number> {
+  if (!dir) throw new UsageError('backup needs a folder');
+  embeddedOnly(config, 'burrow backup');
+  const target = await checkBackupTarget(dir, config.dataDir).catch((error: unknown) => {
+    throw error instanceof BackupError ? new CliError(error.message) : error;
+  });
+  const server = await runningServer(config);
+  if (server) {
+    // The server holds embedded chDB: it makes the backup, capture carrying on meanwhile.
+    const res = await fetch(`${server}/_admin/backup`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${readOrCreateAdminToken(config.dataDir)}`,
+      },
+      body: JSON.stringify({ dir: target }),
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new CliError(`the server refused the backup: ${String(body.detail ?? res.status)}`);
+    print({ dir: target, made_by: 'server', ...body });
+    return 0;
+  }
+  const store = await openMetaStore(config);
+  try {
+    const events = await openEventsStore({ ...eventsStoreOptions(config), personColumnsRefreshMs: 0 });
+    try {
+      const manifest = await backupDataDir(
+        {
+          dataDir: config.dataDir,
+          journalDir: config.captureJournalDir,
+          meta: store.db as unknown as Kysely<unknown>,
+          events,
+          version: VERSION,
+          now: () => new Date(),
+        },
+        target,
+      );
+      print({ dir: target, made_by: 'cli', ...manifest });
+      return 0;
+    } finally {
+      await events.close();
+    }
+  } catch (error) {
+    throw error instanceof BackupError ? new CliError(error.message) : error;
+  } finally {
+    await store.close();
+  }
+}
+
+async function restoreCommand(
+  dir: string | undefined,
+  config: ReturnType<typeof loadConfig>,
+): Promise<number> {
+  if (!dir) throw new UsageError('restore needs a backup folder');
+  embeddedOnly(config, 'burrow restore');
+  if (await runningServer(config))
+    throw new CliError(
+      `a server is running on port ${config.port} with this data directory: stop it, then restore`,
+    );
+  try {
+    const result = await restoreDataDir(dir, config.dataDir, config.captureJournalDir, () => new Date());
+    print({
+      restored_from: result.restored_from,
+      data_dir: result.data_dir,
+      moved_aside: result.moved_aside,
+      backup_created_at: result.backup.created_at,
+      burrow_version: result.backup.burrow_version,
+    });
+    return 0;
+  } catch (error) {
+    throw error instanceof BackupError ? new CliError(error.message) : error;
+  }
+}
 
 /** The bootstrap project's token, from bootstrap.json in the data directory. */
 function bootstrapToken(dataDir: string): string {
@@ -283,7 +405,11 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ApiError)
       process.stderr.write(`burrow: ${error.attr ? `${error.attr}: ` : ''}${error.detail}\n`);
-    else if (error instanceof CliError || error instanceof UnreachableError)
+    else if (
+      error instanceof CliError ||
+      error instanceof UnreachableError ||
+      error instanceof NewerDataError
+    )
       process.stderr.write(`burrow: ${error.message}\n`);
     else if (
       error instanceof UsageError ||
@@ -293,7 +419,12 @@ run(process.argv.slice(2)).then(
       process.stderr.write(`burrow: ${(error as Error).message}\n\n${USAGE}`);
     } else process.stderr.write(`burrow: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(
-      error instanceof ApiError || error instanceof CliError || error instanceof UnreachableError ? 1 : 2,
+      error instanceof ApiError ||
+        error instanceof CliError ||
+        error instanceof UnreachableError ||
+        error instanceof NewerDataError
+        ? 1
+        : 2,
     );
   },
 );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { actionRoutes } from '../api/actions.js';
+import { adminBackupRoutes } from '../api/admin-backup.js';
 import { batchExportRoutes } from '../api/batch-exports.js';
 import { captureRoutes } from '../api/capture.js';
 import { consoleRoutes } from '../api/console.js';
@@ -244,6 +245,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const cohorts = options.cohorts ?? cohortLookup(deps);
   const plugins: Array<[ApiPlugin<never>, object]> = [
     [healthRoutes, api],
+    [
+      adminBackupRoutes,
+      {
+        ...api,
+        dataDir: config.dataDir,
+        journalDir: config.captureJournalDir,
+        embedded: !config.databaseUrl && !config.clickhouseUrl,
+      },
+    ],
     [userRoutes, api],
     [organizationRoutes, api],
     [projectRoutes, api],

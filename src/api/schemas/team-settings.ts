@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../domain/data-lifecycle/retention.js';
 import type { TeamSettingName } from '../../domain/organizations/team-settings.js';
 import { Nullable } from './common.js';
 
@@ -57,6 +58,14 @@ export const TEAM_SETTING_TYPES = {
   primary_dashboard: Nullable(Type.Integer()),
   default_data_theme: Nullable(Type.Integer()),
   business_model: Type.Union([Type.Literal('b2b'), Type.Literal('b2c'), Type.Literal('other'), Type.Null()]),
+  session_recording_retention_period: Type.Union([
+    Type.Literal('30d'),
+    Type.Literal('90d'),
+    Type.Literal('1y'),
+    Type.Literal('5y'),
+    Type.Null(),
+  ]),
+  events_retention_days: Nullable(Type.Integer({ minimum: MIN_RETENTION_DAYS, maximum: MAX_RETENTION_DAYS })),
 } satisfies Record<TeamSettingName, TSchema>;
 
 /** The settings as request fields (each optional). */

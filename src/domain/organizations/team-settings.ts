@@ -46,6 +46,10 @@ export const TEAM_SETTING_DEFAULTS = {
   primary_dashboard: null,
   default_data_theme: null,
   business_model: null,
+  // PostHog's recording retention choice ('30d', '90d', '1y', '5y'); null: kept for ever.
+  session_recording_retention_period: null,
+  // Burrow's own: days of events (and sessions, logs) kept; null: everything.
+  events_retention_days: null,
 } as const satisfies Record<string, unknown>;
 
 export type TeamSettingName = keyof typeof TEAM_SETTING_DEFAULTS;

@@ -5,6 +5,7 @@ import { parseSelect } from '../../hogql/parse.js';
 import type { AnyProperties, FilterScope } from '../../hogql/property-filters.js';
 import { propertiesToExpr } from '../../hogql/property-filters.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
+import { eventsSinceFor } from '../data-lifecycle/retention.js';
 import { typedContext } from '../definitions/typed-context.js';
 import type { Deps } from '../deps.js';
 import type { RunnerContext } from '../query/context.js';
@@ -24,6 +25,7 @@ export async function runResourceQuery(
 ): Promise<unknown[][]> {
   const ctx: RunnerContext = {
     teamId: team.id,
+    eventsSince: eventsSinceFor(team.settings, deps.now()),
     timezone: 'UTC',
     weekStartDay: team.weekStartDay === 1 ? 1 : 0,
     events: deps.events,

@@ -180,13 +180,50 @@ export async function deletePersons(
       { params },
     );
   }
-  if (options.deleteEvents) {
+  await deps.events.command(
+    `DELETE FROM ${deps.events.table('cohort_people')} WHERE team_id = {team:Int64} AND person_id IN {ids:Array(UUID)}`,
+    { params },
+  );
+  if (options.deleteEvents) await deletePersonsData(deps, teamId, params);
+  return distinctIds;
+}
+
+/** Sessions a deletion looks up at most per request (1 000 persons × their sessions). */
+const MAX_SESSIONS = 100_000;
+
+/**
+ * `delete_events`: the persons' events, by person id and by any of their distinct ids (events
+ * written before a merge carry the other person's id), the sessions those events made, and the
+ * recordings of those sessions or of their distinct ids.
+ */
+async function deletePersonsData(
+  deps: Deps,
+  teamId: number,
+  params: { team: number; ids: string[]; dids: string[] },
+): Promise<void> {
+  const t = (name: string) => deps.events.table(name);
+  const mine =
+    'team_id = {team:Int64} AND (person_id IN {ids:Array(UUID)} OR distinct_id IN {dids:Array(String)})';
+  const fromEvents = await deps.events.query<{ s: string }>(
+    `SELECT DISTINCT \`$session_id\` AS s FROM ${t('events')} WHERE ${mine} AND \`$session_id\` != '' LIMIT ${MAX_SESSIONS}`,
+    { params },
+  );
+  const fromReplays = params.dids.length
+    ? await deps.events.query<{ s: string }>(
+        `SELECT DISTINCT session_id AS s FROM ${t('session_replay_events')} WHERE team_id = {team:Int64} AND distinct_id IN {dids:Array(String)} LIMIT ${MAX_SESSIONS}`,
+        { params },
+      )
+    : [];
+  const sessions = [...new Set([...fromEvents, ...fromReplays].map((r) => r.s))];
+  await deps.events.command(`DELETE FROM ${t('events')} WHERE ${mine}`, { params });
+  if (sessions.length === 0) return;
+  const bySession = { team: teamId, sessions };
+  for (const table of ['sessions', 'session_replay_events', 'session_replay_snapshots']) {
     await deps.events.command(
-      `DELETE FROM ${deps.events.table('events')} WHERE team_id = {team:Int64} AND person_id IN {ids:Array(UUID)}`,
-      { params },
+      `DELETE FROM ${t(table)} WHERE team_id = {team:Int64} AND session_id IN {sessions:Array(String)}`,
+      { params: bySession },
     );
   }
-  return distinctIds;
 }
 
 export const MAX_BULK_DELETE = 1000;

@@ -22,6 +22,8 @@ export interface RunnerContext {
   cohorts?: CohortLookup | undefined;
   /** The project's default modifiers (`team.modifiers`): they fill keys a query does not set. */
   teamModifiers?: Record<string, unknown> | undefined;
+  /** The project's retention cut for events (engine time, UTC); none: everything is kept. */
+  eventsSince?: string | undefined;
 }
 
 /** The result part of a query response (cache fields are added around it). */

@@ -103,6 +103,7 @@ export function hogqlCompileOptions(
   const modifiers = effectiveModifiers(withTeamModifiers(node.modifiers, ctx.teamModifiers));
   return {
     teamId: ctx.teamId,
+    eventsSince: ctx.eventsSince,
     timezone: modifiers.convertToProjectTimezone ? ctx.timezone : 'UTC',
     weekStartDay: ctx.weekStartDay,
     table: (t) => ctx.events.table(t),

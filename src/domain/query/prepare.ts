@@ -2,6 +2,7 @@ import { ApiError, validationError } from '../../errors.js';
 import type { AnyProperties } from '../../hogql/property-filters.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { resolveActions } from '../actions/resolve.js';
+import { eventsSinceFor } from '../data-lifecycle/retention.js';
 import { typedContext } from '../definitions/typed-context.js';
 import type { Deps } from '../deps.js';
 import type { QueryResult } from './context.js';
@@ -156,6 +157,10 @@ export async function prepareQuery(
       ...(usesTestAccountFilters(node) ? { test_account_filters: team.testAccountFilters ?? null } : {}),
       // The project's default modifiers (persons-on-events mode) change the answer.
       ...(team.modifiers ? { team_modifiers: team.modifiers } : {}),
+      // A retention cut removes rows from the answer: a result computed before it is another one.
+      ...(eventsSinceFor(team.settings, deps.now())
+        ? { events_since: eventsSinceFor(team.settings, deps.now()) }
+        : {}),
     },
     staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
     direct: runner.direct === true,
@@ -166,6 +171,7 @@ export async function prepareQuery(
         const out = await runner.run(node, {
           ...typed,
           teamId: team.id,
+          eventsSince: eventsSinceFor(team.settings, deps.now()),
           timezone: team.timezone,
           weekStartDay: team.weekStartDay === 1 ? 1 : 0,
           events: deps.events,

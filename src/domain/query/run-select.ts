@@ -28,6 +28,7 @@ export function compileFor(ast: AnySelect, ctx: RunnerContext, options: SelectOp
   const timezone = modifiers.convertToProjectTimezone ? ctx.timezone : 'UTC';
   const compiled = compileSelect(ast, {
     teamId: ctx.teamId,
+    eventsSince: ctx.eventsSince,
     timezone,
     weekStartDay: ctx.weekStartDay,
     table: (t) => ctx.events.table(t),

@@ -146,6 +146,13 @@ export class ClickHousePrinter extends ExprPrinter {
       return `numbers(${(j.table_args ?? []).map((a) => this.expr(a)).join(', ')})${alias}`;
     }
     guards.push(`equals(${id(this.table(t.alias))}.team_id, ${this.teamId})`);
+    const since = this.ctx.options.eventsSince;
+    if (since !== undefined && t.table === 'events') {
+      if (!ENGINE_TIME.test(since)) throw new Error('eventsSince must be YYYY-MM-DD HH:MM:SS');
+      guards.push(
+        `greaterOrEquals(${id(this.table(t.alias))}.timestamp, toDateTime64('${since}', 6, 'UTC'))`,
+      );
+    }
     const sample = j.sample ? ` SAMPLE ${this.sample(j.sample)}` : '';
     const name = this.ctx.options.table(t.table);
     this.ctx.tables.add(name);
@@ -158,6 +165,9 @@ export class ClickHousePrinter extends ExprPrinter {
     return `${ratio(s.sample_value)}${s.offset_value ? ` OFFSET ${ratio(s.offset_value)}` : ''}`;
   }
 }
+
+/** The only form of a retention cut the printer splices into SQL (it comes from our code, never a user). */
+const ENGINE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** The engine's grammar takes only unsigned numbers in SAMPLE (`SAMPLE -1` was a syntax error there). */
 function sampleNumber(e: Expr): string {

@@ -22,6 +22,11 @@ export interface PrintOptions {
    * them; `events.person_properties.<key>` prints as that column. None: always the JSON.
    */
   personColumns?: PersonColumnLookup | undefined;
+  /**
+   * The project's retention cut (`YYYY-MM-DD HH:MM:SS`, UTC): events before it are never read,
+   * even while the job that deletes them has not run (domain/data-lifecycle/retention.ts).
+   */
+  eventsSince?: string | undefined;
 }
 
 /** The column on events holding exactly `person_properties.<key>`, if there is one. */

@@ -1,3 +1,4 @@
+import { NewerDataError, unknownMigrations } from '../shared/newer-data.js';
 import { eventsTable } from './migrations/0001_events.js';
 import { personsTables } from './migrations/0002_persons.js';
 import { sessionsTable } from './migrations/0003_sessions.js';
@@ -36,9 +37,16 @@ export async function migrateEvents(
     `CREATE TABLE IF NOT EXISTS ${ledger} (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ` +
       'ENGINE = ReplacingMergeTree ORDER BY name',
   );
-  const done = new Set(
-    (await store.query<{ name: string }>(`SELECT name FROM ${ledger} FINAL`)).map((row) => row.name),
+  const names = (
+    await store.query<{ name: string }>(`SELECT name FROM ${ledger} FINAL ORDER BY applied_at, name`)
+  ).map((row) => row.name);
+  // Before any DDL: a newer Burrow's tables must not meet this code's statements.
+  const unknown = unknownMigrations(
+    names,
+    migrations.map((m) => m.name),
   );
+  if (unknown.length > 0) throw new NewerDataError('events', unknown);
+  const done = new Set(names);
   const applied: string[] = [];
   for (const migration of migrations) {
     if (done.has(migration.name)) continue;
@@ -47,4 +55,31 @@ export async function migrateEvents(
     applied.push(migration.name);
   }
   return applied;
+}
+
+/** What has run, what would run, and what this code does not know; changes nothing. */
+export async function eventsMigrationStatus(
+  store: EventsStore,
+  migrations: readonly EventsMigration[] = EVENTS_MIGRATIONS,
+): Promise<{ applied: string[]; pending: string[]; unknown: string[] }> {
+  const ledger = store.table('schema_migrations');
+  const exists = await store.query<{ n: number }>(
+    'SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}',
+    { params: { db: store.database, name: 'schema_migrations' } },
+  );
+  const applied =
+    Number(exists[0]?.n ?? 0) > 0
+      ? (
+          await store.query<{ name: string }>(`SELECT name FROM ${ledger} FINAL ORDER BY applied_at, name`)
+        ).map((row) => row.name)
+      : [];
+  const done = new Set(applied);
+  return {
+    applied,
+    pending: migrations.map((m) => m.name).filter((name) => !done.has(name)),
+    unknown: unknownMigrations(
+      applied,
+      migrations.map((m) => m.name),
+    ),
+  };
 }

@@ -139,6 +139,8 @@ export interface EventsStoreOptions {
    * where another node or the CLI added one (0: only at startup). Default 60 s.
    */
   personColumnsRefreshMs?: number | undefined;
+  /** false: open without applying migrations (`burrow doctor` looks, it does not change). */
+  migrate?: boolean | undefined;
 }
 
 function quoteIdentifier(name: string): string {
@@ -466,6 +468,7 @@ export async function openEventsStore(options: EventsStoreOptions): Promise<Even
   );
   try {
     await store.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}`);
+    if (options.migrate === false) return store;
     await migrateEvents(store);
     await store.personColumns.refresh();
     if (options.materializedPersonProperties?.length)

@@ -32,6 +32,8 @@ export interface MetaStoreOptions {
   databaseSchema?: string | undefined;
   /** SQLite only: when and how the WAL is checkpointed (wal-checkpointer.ts). */
   walCheckpoint?: WalCheckpointerOptions | undefined;
+  /** false: open without applying migrations (`burrow doctor` looks, it does not change). */
+  migrate?: boolean | undefined;
 }
 
 const INT8_OID = 20;
@@ -74,7 +76,13 @@ export async function openMetaStore(options: MetaStoreOptions): Promise<MetaStor
     if (dialect.name === 'postgres' && options.databaseSchema) {
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(options.databaseSchema)}`.execute(db);
     }
-    const applied = await migrateToLatest(db as Kysely<unknown>, options.databaseSchema);
+    const applied =
+      options.migrate === false
+        ? []
+        : await migrateToLatest(db as Kysely<unknown>, {
+            schema: options.databaseSchema,
+            backupDir: options.databaseUrl ? undefined : join(options.dataDir, 'backups'),
+          });
     return {
       db,
       dialect,

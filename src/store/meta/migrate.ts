@@ -1,4 +1,7 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { NewerDataError, unknownMigrations } from '../shared/newer-data.js';
 import { type ColumnTypes, dialectOf, type SqlDialect } from './dialect.js';
 import * as m0001 from './migrations/0001_init.js';
 import * as m0002 from './migrations/0002_persons.js';
@@ -19,7 +22,14 @@ import * as m0034 from './migrations/0034_team_settings.js';
 import * as m0040 from './migrations/0040_surveys.js';
 import * as m0041 from './migrations/0041_llm_prompts.js';
 
-type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
+/**
+ * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
+ * indexes); on SQLite a copy of the database is taken before it runs (see `migrateToLatest`).
+ */
+export type MigrationModule = {
+  up(db: Kysely<unknown>, t: ColumnTypes): Promise<void>;
+  rewritesData?: boolean;
+};
 
 /** Ordered by name; a migration is never edited once released, only followed by a new one. */
 const MIGRATIONS: Record<string, MigrationModule> = {
@@ -44,12 +54,15 @@ const MIGRATIONS: Record<string, MigrationModule> = {
 };
 
 class InCodeMigrations implements MigrationProvider {
-  constructor(private readonly dialect: SqlDialect) {}
+  constructor(
+    private readonly dialect: SqlDialect,
+    private readonly modules: Record<string, MigrationModule>,
+  ) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const types = this.dialect.types;
     return Object.fromEntries(
-      Object.entries(MIGRATIONS).map(([name, mod]) => [
+      Object.entries(this.modules).map(([name, mod]) => [
         name,
         { up: (db: Kysely<unknown>) => mod.up(db, types) },
       ]),
@@ -57,13 +70,88 @@ class InCodeMigrations implements MigrationProvider {
   }
 }
 
-/** Applies the migrations not yet in the ledger (whose place the dialect names). */
-export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<string[]> {
+export interface MigrateOptions {
+  /** The PostgreSQL schema Burrow uses, if any. */
+  schema?: string | undefined;
+  /** Where a copy of a SQLite database goes before a migration that rewrites data. */
+  backupDir?: string | undefined;
+  /** Tests only: another list of migrations. */
+  migrations?: Record<string, MigrationModule> | undefined;
+  now?: (() => Date) | undefined;
+}
+
+export interface MetaMigrationStatus {
+  applied: string[];
+  pending: string[];
+  /** In the ledger but not in this code: a newer Burrow wrote the store. */
+  unknown: string[];
+}
+
+/** The ledger's names, oldest first; none when the store was never migrated. */
+async function ledgerNames(db: Kysely<unknown>, ledgerSchema: string | undefined): Promise<string[]> {
+  const table = ledgerSchema ? sql.table(`${ledgerSchema}.kysely_migration`) : sql.table('kysely_migration');
+  try {
+    const { rows } = await sql<{ name: string }>`SELECT name FROM ${table} ORDER BY name`.execute(db);
+    return rows.map((r) => r.name);
+  } catch {
+    // No ledger yet: a new store.
+    return [];
+  }
+}
+
+/** What has run, what would run, and what this code does not know; changes nothing. */
+export async function metaMigrationStatus(
+  db: Kysely<unknown>,
+  options: MigrateOptions = {},
+): Promise<MetaMigrationStatus> {
   const dialect = dialectOf(db);
-  const ledger = dialect.migrationTableSchema(schema);
+  const modules = options.migrations ?? MIGRATIONS;
+  const applied = await ledgerNames(db, dialect.migrationTableSchema(options.schema));
+  const done = new Set(applied);
+  return {
+    applied,
+    pending: Object.keys(modules)
+      .sort()
+      .filter((name) => !done.has(name)),
+    unknown: unknownMigrations(applied, Object.keys(modules)),
+  };
+}
+
+/** `VACUUM INTO` writes a consistent, compacted copy while the database stays open. */
+async function backupSqlite(db: Kysely<unknown>, dir: string, label: string, now: Date): Promise<string> {
+  mkdirSync(dir, { recursive: true });
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const file = join(dir, `metadata-before-${label}-${stamp}.sqlite`);
+  await sql`VACUUM INTO ${file}`.execute(db);
+  return file;
+}
+
+/**
+ * Applies the migrations not yet in the ledger (whose place the dialect names). Refuses, before
+ * changing anything, a store that a newer Burrow migrated; on SQLite, copies the database first
+ * when a pending migration rewrites existing rows (PostgreSQL: pg_dump before upgrading, see
+ * docs/operations.md).
+ */
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  schemaOrOptions?: string | MigrateOptions,
+): Promise<string[]> {
+  const options: MigrateOptions =
+    typeof schemaOrOptions === 'string' || schemaOrOptions === undefined
+      ? { schema: schemaOrOptions }
+      : schemaOrOptions;
+  const dialect = dialectOf(db);
+  const modules = options.migrations ?? MIGRATIONS;
+  const status = await metaMigrationStatus(db, options);
+  if (status.unknown.length > 0) throw new NewerDataError('metadata', status.unknown);
+  const rewrites = status.pending.filter((name) => modules[name]?.rewritesData);
+  if (rewrites.length > 0 && status.applied.length > 0 && dialect.name === 'sqlite' && options.backupDir) {
+    await backupSqlite(db, options.backupDir, rewrites[0] as string, (options.now ?? (() => new Date()))());
+  }
+  const ledger = dialect.migrationTableSchema(options.schema);
   const migrator = new Migrator({
     db,
-    provider: new InCodeMigrations(dialect),
+    provider: new InCodeMigrations(dialect, modules),
     ...(ledger ? { migrationTableSchema: ledger } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();

@@ -181,3 +181,14 @@ export async function teamIdsExist(db: MetaDb, ids: number[]): Promise<TeamRecor
   const rows = await db.selectFrom('teams').selectAll().where('id', 'in', ids).execute();
   return rows.map(toRecord);
 }
+
+/** Every project that has stored settings (the retention job's candidates), by id. */
+export async function teamsWithSettings(db: MetaDb): Promise<TeamRecord[]> {
+  const rows = await db
+    .selectFrom('teams')
+    .selectAll()
+    .where('settings', 'is not', null)
+    .orderBy('id')
+    .execute();
+  return rows.map(toRecord);
+}

@@ -6,6 +6,7 @@ import { ErrorNote } from '../components/error-note';
 import { ListTable, SimpleTable } from '../components/list-table';
 import { useResource } from '../components/use-resource';
 import { useSession } from '../session';
+import { DataRetention } from './settings-data';
 import { BatchExports, Domains } from './settings-exports';
 
 function Project() {
@@ -678,6 +679,7 @@ const SECTIONS = [
       </>
     ),
   },
+  { id: 'data', label: 'Data', component: DataRetention },
   { id: 'keys', label: 'API keys', component: ApiKeys },
   { id: 'members', label: 'Members', component: Members },
   { id: 'exports', label: 'Batch exports', component: BatchExports },

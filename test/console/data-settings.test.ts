@@ -1,0 +1,87 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
+import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
+import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { capture, uuid } from '../helpers/query-lists.js';
+
+if (!hasChromium) console.warn(`console-data-settings: skipped, no Chromium at ${CHROMIUM}`);
+
+const SHOTS = process.env.BURROW_SHOTS_DIR ?? join(process.cwd(), '.tmp', 'screenshots', 'data');
+
+/** Settings → Data: retention periods saved with the keyboard, and the disk the project uses. */
+describe.skipIf(!hasChromium)(`console data settings in headless Chromium (${backend})`, () => {
+  let h: Harness;
+  let base: string;
+  let browser: Browser;
+  const email = 'data-settings@example.com';
+  const password = 'correct horse battery';
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
+    await setPasswordByEmail(h.deps, email, password);
+    await capture(h, h.boot.project_api_key, h.boot.project_id, [
+      {
+        event: '$pageview',
+        distinct_id: 'a',
+        uuid: uuid(),
+        timestamp: new Date(Date.now() - 50 * 86_400_000).toISOString(),
+      },
+      { event: '$pageview', distinct_id: 'a', uuid: uuid(), timestamp: new Date().toISOString() },
+    ]);
+    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('shows the disk used, saves a retention period, and refuses a bad one with the reason', async () => {
+    for (const [width, scheme] of [
+      [1280, 'light'],
+      [390, 'dark'],
+    ] as const) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
+      const page = await context.newPage();
+      await page.goto(`${base}/login`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(`${base}/`);
+      await page.goto(`${base}/settings/data`);
+      const disk = page.getByRole('region', { name: 'Disk used' });
+      await expect.poll(() => disk.getByRole('row', { name: /Events 2/ }).count()).toBe(1);
+      await page.screenshot({ path: join(SHOTS, `data-${width}-${scheme}.png`), fullPage: true });
+      await context.close();
+    }
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${base}/`);
+    await page.goto(`${base}/settings/data`);
+    const days = page.getByLabel(/Keep events for/);
+    await days.fill('30');
+    await page.getByLabel('Keep recordings for').selectOption('90d');
+    await days.press('Enter');
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
+    const team = (await h.request('GET', `/api/projects/${h.boot.project_id}/`)).json();
+    expect(team).toMatchObject({ events_retention_days: 30, session_recording_retention_period: '90d' });
+
+    // The browser's own check lets 0 through only if forced: send it past the input's min.
+    await days.evaluate((el) => el.removeAttribute('min'));
+    await days.fill('0');
+    await days.press('Enter');
+    await expect
+      .poll(() => page.getByText(/greater than or equal to 1|events_retention_days/).count())
+      .toBeGreaterThan(0);
+    await context.close();
+  }, 120_000);
+});
