@@ -136,4 +136,76 @@ describe.skipIf(!hasChromium)(`cohort breakdown in headless Chromium (${backend}
       await context.close();
     }
   }, 90_000);
+
+  it('keeps cohort names and choices on a reload, also when the cohort list arrives late; funnels too', async () => {
+    const project = h.boot.project_id;
+    const list = (await h.request('GET', `/api/projects/${project}/cohorts/`)).json() as {
+      results: Array<{ id: number; name: string }>;
+    };
+    const id = list.results.find((c) => c.name === 'Dutch visitors')?.id as number;
+    const trend = {
+      kind: 'InsightVizNode',
+      source: {
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview', name: '$pageview' }],
+        properties: [{ key: 'id', type: 'cohort', operator: 'not_in', value: id }],
+        breakdownFilter: { breakdown_type: 'cohort', breakdown: ['all', id] },
+      },
+    };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await logIn(page);
+    // The cohort list answers 1.5 s late: the saved choice must survive until it does.
+    await page.route('**/api/projects/*/cohorts/?limit=200', async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await page.goto(`${base}/insights?q=${encodeURIComponent(JSON.stringify(trend))}`);
+    const picker = page.getByLabel('Breakdown by cohorts');
+    await expect
+      .poll(() =>
+        picker.evaluate((s: { selectedOptions: ArrayLike<{ value: string }> }) =>
+          Array.from(s.selectedOptions, (o) => o.value).sort(),
+        ),
+      )
+      .toEqual(['all', String(id)].sort());
+    await expect
+      .poll(
+        () =>
+          picker.evaluate((s: { selectedOptions: ArrayLike<{ text: string }> }) =>
+            Array.from(s.selectedOptions, (o) => o.text).sort(),
+          ),
+        { timeout: 10_000 },
+      )
+      .toEqual(['All users', 'Dutch visitors']);
+    await expect
+      .poll(() => page.getByRole('button', { name: /^Edit filter not in cohort Dutch visitors/ }).count(), {
+        timeout: 10_000,
+      })
+      .toBe(1);
+    await page.unroute('**/api/projects/*/cohorts/?limit=200');
+
+    // The same breakdown on a funnel: offered, answered, each group named after its cohort.
+    const funnel = {
+      kind: 'InsightVizNode',
+      source: {
+        kind: 'FunnelsQuery',
+        series: [
+          { kind: 'EventsNode', event: '$pageview', name: '$pageview' },
+          { kind: 'EventsNode', event: '$pageview', name: '$pageview' },
+        ],
+        breakdownFilter: { breakdown_type: 'cohort', breakdown: [id, 'all'] },
+      },
+    };
+    await page.goto(`${base}/insights?q=${encodeURIComponent(JSON.stringify(funnel))}`);
+    await expect
+      .poll(() => page.getByLabel('Breakdown type').locator('option').allTextContents())
+      .toContain('Cohort');
+    await expect
+      .poll(() => page.getByText('Dutch visitors', { exact: false }).count(), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/funnel-by-cohort.png`, fullPage: true });
+    await context.close();
+  }, 90_000);
 });

@@ -17,9 +17,14 @@ const PLACEHOLDERS: Record<string, string> = {
   $$_posthog_breakdown_other_$$: 'Other',
 };
 
-/** A group's name: its breakdown value (`["Chrome"]` or `"Chrome"`), placeholders in words. */
+/**
+ * A group's name: its breakdown value (`["Chrome"]` or `"Chrome"`), placeholders in words; a
+ * cohort's is its name (`breakdown`: "Gold tier", `breakdown_value`: its id).
+ */
 export function groupLabel(steps: FunnelGroupStep[]): string {
-  const raw = steps[0]?.breakdown_value ?? steps[0]?.breakdown;
+  const first = steps[0];
+  const raw =
+    typeof first?.breakdown === 'string' ? first.breakdown : (first?.breakdown_value ?? first?.breakdown);
   const parts = (Array.isArray(raw) ? raw : [raw]).map((v) =>
     v === null || v === undefined || v === '' ? 'None' : (PLACEHOLDERS[String(v)] ?? String(v)),
   );

@@ -18,6 +18,7 @@ import {
   v,
 } from '../ast-kit.js';
 import { entityExpr } from '../entities.js';
+import { cohortValue } from '../trends/breakdown.js';
 import type { FunnelSpec, WindowUnit } from './spec.js';
 
 /**
@@ -70,6 +71,7 @@ export const instant = (d: Date): Expr => call('toDateTime', [constant(utc(d)), 
 export function breakdownExpr(spec: FunnelSpec): Expr {
   const b = spec.breakdown;
   if (!b) return constant('');
+  if (b.type === 'cohort') return v('cohort_value');
   const prop =
     b.type === 'person' ? field('person', 'properties', b.property) : field('properties', b.property);
   return fn('ifNull', fn('toString', prop), constant(''));
@@ -119,10 +121,17 @@ export function funnelEventsQuery(
         alias('ev_keys', fn('arrayMap', lambda(['e'], nth(v('e'), EV.key)), v('evs'))),
       ]
     : [alias('ev_keys', fn('arraySort', fn('groupArray', key)))];
+  // Cohorts: each event once per cohort of the list its person is in, and one event list per
+  // (person, cohort), so each cohort's funnel is computed on its own members.
+  const cohorts = spec.breakdown?.type === 'cohort' ? spec.breakdown.cohorts : null;
   return select({
-    select: [alias('aggregation_target', target), ...events],
+    select: [
+      alias('aggregation_target', target),
+      ...(cohorts ? [alias('cohort_value', cohortValue(cohorts))] : []),
+      ...events,
+    ],
     select_from: fromTable('events'),
     where: all(where),
-    group_by: [v('aggregation_target')],
+    group_by: [v('aggregation_target'), ...(cohorts ? [v('cohort_value')] : [])],
   });
 }

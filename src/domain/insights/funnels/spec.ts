@@ -3,6 +3,7 @@ import type { AnyProperties } from '../../../hogql/property-filters.js';
 import type { QueryNode } from '../../query/kinds.js';
 import { optionalObject, optionalProperties } from '../../query/node-checks.js';
 import { checkEntity, type EntityNode } from '../entities.js';
+import { type ALL_USERS, checkBreakdown, cohortBreakdown } from '../trends/breakdown.js';
 
 export type OrderType = 'ordered' | 'strict' | 'unordered';
 export type VizType = 'steps' | 'time_to_convert' | 'trends';
@@ -25,7 +26,10 @@ export interface FunnelSpec {
   fromStep: number;
   toStep: number;
   binCount: number | null;
-  breakdown: { type: 'event' | 'person'; property: string; limit: number } | null;
+  breakdown:
+    | { type: 'event' | 'person'; property: string; limit: number }
+    | { type: 'cohort'; property: ''; limit: number; cohorts: Array<number | typeof ALL_USERS> }
+    | null;
   attribution: Attribution;
   attributionStep: number;
   aggregateBy: string | null;
@@ -130,6 +134,12 @@ function breakdownOf(node: QueryNode): FunnelSpec['breakdown'] {
   const b = optionalObject(node, 'breakdownFilter');
   if (!b || b.breakdown === undefined || b.breakdown === null) return null;
   const type = b.breakdown_type ?? 'event';
+  if (type === 'cohort') {
+    // One funnel per cohort asked for (a person in two counts in both), as PostHog runs them.
+    const checked = checkBreakdown({ breakdown_type: 'cohort', breakdown: b.breakdown });
+    const cohorts = checked ? cohortBreakdown(checked) : [];
+    return { type, property: '', limit: cohorts.length, cohorts };
+  }
   if (type !== 'event' && type !== 'person')
     throw invalidFunnel('breakdownFilter', `Funnel breakdowns by ${String(type)} are not supported yet.`);
   const property = Array.isArray(b.breakdown) && b.breakdown.length === 1 ? b.breakdown[0] : b.breakdown;

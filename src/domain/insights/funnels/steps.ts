@@ -1,6 +1,7 @@
 import { compare, type SelectQuery } from '../../../hogql/ast.js';
 import { alias, fn, fromSelect, num, select, v } from '../ast-kit.js';
 import { entityName } from '../entities.js';
+import { ALL_USERS } from '../trends/breakdown.js';
 import type { FunnelSpec } from './spec.js';
 
 /** Counts per step (people who reached at least that step) and conversion times, per breakdown value. */
@@ -34,7 +35,11 @@ const finite = (x: unknown): number | null => {
 };
 
 /** PostHog's step objects for one row of the aggregate (one breakdown value). */
-export function shapeSteps(spec: FunnelSpec, row: unknown[] | undefined): Record<string, unknown>[] {
+export function shapeSteps(
+  spec: FunnelSpec,
+  row: unknown[] | undefined,
+  cohortName?: (value: string) => string,
+): Record<string, unknown>[] {
   const n = spec.steps.length;
   const value = row ? String(row[0]) : '';
   return spec.steps.map((step, k) => {
@@ -50,7 +55,11 @@ export function shapeSteps(spec: FunnelSpec, row: unknown[] | undefined): Record
       average_conversion_time: k === 0 || !row ? null : finite(row[1 + n + 2 * (k - 1)]),
       median_conversion_time: k === 0 || !row ? null : finite(row[2 + n + 2 * (k - 1)]),
     };
-    if (spec.breakdown) {
+    if (spec.breakdown?.type === 'cohort') {
+      // PostHog's cohort funnels: the cohort's name, and its id (or "all") as the value.
+      out.breakdown = cohortName ? cohortName(value) : value;
+      out.breakdown_value = value === ALL_USERS ? ALL_USERS : Number(value);
+    } else if (spec.breakdown) {
       out.breakdown = [value];
       out.breakdown_value = [value];
     }

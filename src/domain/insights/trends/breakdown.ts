@@ -222,7 +222,7 @@ export function cohortBreakdown(filter: BreakdownFilter): Array<number | typeof 
  * Every cohort of the list the event's person is in, one row each (arrayJoin): a person in two
  * cohorts counts in both, as PostHog's one-query-per-cohort does; "all" matches every event.
  */
-function cohortValue(entries: Array<number | typeof ALL_USERS>): Expr {
+export function cohortValue(entries: Array<number | typeof ALL_USERS>): Expr {
   const items = entries.map((e) =>
     e === ALL_USERS
       ? constant(ALL_USERS)

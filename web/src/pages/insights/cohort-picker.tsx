@@ -1,10 +1,4 @@
-import { useSuggestions } from './property-filters';
-
-/** Cohort ids and names of the project, as "id\tname" so one fetch gives both. */
-const pick = (d: unknown) =>
-  ((d as { results?: { id: number; name: string | null }[] }).results ?? []).map(
-    (c) => `${c.id}\t${c.name || `Cohort ${c.id}`}`,
-  );
+import { cohortOptions, useSuggestions } from './property-filters';
 
 /**
  * The cohorts a trend is broken down by: a multiple select (keyboard: arrows, Shift/Ctrl+Space)
@@ -19,9 +13,14 @@ export function CohortPicker({
   value: string;
   onChange: (next: string) => void;
 }) {
-  const cohorts = useSuggestions(`/api/projects/${teamId}/cohorts/?limit=200`, pick);
+  const cohorts = useSuggestions(`/api/projects/${teamId}/cohorts/?limit=200`, cohortOptions);
   const chosen = new Set(value.split(',').filter(Boolean));
   const options = [['all', 'All users'], ...cohorts.map((c) => c.split('\t'))] as [string, string][];
+  // A saved choice stays an option (and selected) until the list arrives, and if it is not in it:
+  // otherwise the next change would silently drop it.
+  for (const id of chosen)
+    if (!options.some(([o]) => o === id))
+      options.push([id, cohorts.length ? `Cohort ${id} (deleted?)` : `Cohort ${id}…`]);
   return (
     <label class="cohort-picker">
       Breakdown by cohorts

@@ -227,11 +227,8 @@ export function InsightEditor({
                   }
                 >
                   {Object.entries(BREAKDOWN_TYPES)
-                    // Funnels break down by properties only (HogQL and cohorts are a 400).
-                    .filter(
-                      ([v]) =>
-                        form.kind !== 'Funnels' || (v !== 'hogql' && v !== 'cohort') || breakdownType === v,
-                    )
+                    // Funnels break down by properties and cohorts (a HogQL expression is a 400).
+                    .filter(([v]) => form.kind !== 'Funnels' || v !== 'hogql' || breakdownType === v)
                     .map(([v, l]) => (
                       <option key={v} value={v}>
                         {l[0]?.toUpperCase() + l.slice(1)}

@@ -5,10 +5,21 @@ import { OPERATORS, type Operator, type PropertyFilter, VALUELESS } from './form
 let nextId = 0;
 const useId = (prefix: string) => useMemo(() => `${prefix}-${++nextId}`, []);
 
-/** A filter as people read it: `plan = pro`, `$browser is set`. */
-export function describeFilter(f: PropertyFilter): string {
-  if (f.type === 'cohort')
-    return `${f.operator === 'is_not' ? 'not in' : 'in'} cohort ${f.name ?? `#${f.value}`}`;
+/** The project's cohorts as "id\tname" (one fetch gives both), for pickers and chips. */
+export const cohortOptions = (d: unknown) =>
+  ((d as { results?: { id: number; name: string | null }[] }).results ?? []).map(
+    (c) => `${c.id}\t${c.name || `Cohort ${c.id}`}`,
+  );
+
+/**
+ * A filter as people read it: `plan = pro`, `$browser is set`. A cohort by its name: the one
+ * saved with the filter, else the project's list (a saved insight's filter holds only the id).
+ */
+export function describeFilter(f: PropertyFilter, cohortNames?: ReadonlyMap<string, string>): string {
+  if (f.type === 'cohort') {
+    const name = f.name ?? cohortNames?.get(String(f.value)) ?? `#${f.value}`;
+    return `${f.operator === 'is_not' ? 'not in' : 'in'} cohort ${name}`;
+  }
   const who = f.type === 'person' ? 'person.' : '';
   const op = OPERATORS[f.operator].split(' ')[0];
   return VALUELESS.has(f.operator)
@@ -37,6 +48,15 @@ export function PropertyFilters({
 }) {
   // -1: a new filter; an index: that filter; null: closed.
   const [editing, setEditing] = useState<number | null>(null);
+  const hasCohort = filters.some((f) => f.type === 'cohort' && !f.name);
+  const cohortList = useSuggestions(
+    hasCohort ? `/api/projects/${teamId}/cohorts/?limit=200` : null,
+    cohortOptions,
+  );
+  const cohortNames = useMemo(
+    () => new Map(cohortList.map((c) => c.split('\t') as [string, string])),
+    [cohortList],
+  );
   const opener = useRef<HTMLButtonElement | null>(null);
   const close = () => {
     setEditing(null);
@@ -50,13 +70,13 @@ export function PropertyFilters({
           <button
             type="button"
             class="link"
-            aria-label={`Edit filter ${describeFilter(f)} on ${label}`}
+            aria-label={`Edit filter ${describeFilter(f, cohortNames)} on ${label}`}
             onClick={(e) => {
               opener.current = e.currentTarget as HTMLButtonElement;
               setEditing(i);
             }}
           >
-            {describeFilter(f)}
+            {describeFilter(f, cohortNames)}
           </button>
           <button
             type="button"
