@@ -205,6 +205,9 @@ describe.skipIf(!hasChromium)(`cohort breakdown in headless Chromium (${backend}
       .poll(() => page.getByText('Dutch visitors', { exact: false }).count(), { timeout: 20_000 })
       .toBeGreaterThan(0);
     expect(await page.getByRole('alert').count()).toBe(0);
+    // Cohorts overlap: no total that would count a person twice.
+    await expect.poll(() => page.getByText('2 cohorts (a person can be in several)').count()).toBe(1);
+    expect(await page.getByRole('rowheader', { name: 'Total' }).isVisible()).toBe(false);
     await page.screenshot({ path: `${SHOTS}/funnel-by-cohort.png`, fullPage: true });
     await context.close();
   }, 90_000);

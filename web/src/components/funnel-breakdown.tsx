@@ -50,6 +50,9 @@ export function FunnelBreakdown({ groups }: { groups: FunnelGroupStep[][] }) {
   }, [groups]);
   const { sorted, stepNames, total } = view;
   if (sorted.length === 0) return <p class="muted">No data for this range.</p>;
+  // Cohorts overlap (a person can be in several, and "all users" holds everyone): their sum would
+  // count people twice, so cohort funnels show no total.
+  const overlapping = typeof sorted[0]?.steps[0]?.breakdown === 'string';
   const last = stepNames.length - 1;
   const series = sorted.map((g) => ({
     label: g.label,
@@ -59,9 +62,15 @@ export function FunnelBreakdown({ groups }: { groups: FunnelGroupStep[][] }) {
   return (
     <div class="funnel-groups">
       <p class="muted small">
-        {sorted.length} group{sorted.length === 1 ? '' : 's'} · total {(total[0] ?? 0).toLocaleString()}{' '}
-        persons entered, {(total[last] ?? 0).toLocaleString()} ({percent(total[last] ?? 0, total[0] ?? 0)})
-        completed
+        {overlapping ? (
+          <>{sorted.length} cohorts (a person can be in several)</>
+        ) : (
+          <>
+            {sorted.length} group{sorted.length === 1 ? '' : 's'} · total {(total[0] ?? 0).toLocaleString()}{' '}
+            persons entered, {(total[last] ?? 0).toLocaleString()} ({percent(total[last] ?? 0, total[0] ?? 0)}
+            ) completed
+          </>
+        )}
       </p>
       <GroupedBars
         title="Funnel by breakdown"
@@ -96,7 +105,7 @@ export function FunnelBreakdown({ groups }: { groups: FunnelGroupStep[][] }) {
               </tr>
             ))}
           </tbody>
-          <tfoot>
+          <tfoot hidden={overlapping}>
             <tr>
               <th scope="row">Total</th>
               {total.map((n, k) => (
