@@ -156,6 +156,8 @@ export async function prepareQuery(
       ...(usesTestAccountFilters(node) ? { test_account_filters: team.testAccountFilters ?? null } : {}),
       // The project's default modifiers (persons-on-events mode) change the answer.
       ...(team.modifiers ? { team_modifiers: team.modifiers } : {}),
+      // What the runner's answer reads from the metadata store (error tracking's issues).
+      ...(runner.metaState ? { meta_state: await runner.metaState(deps, team.id) } : {}),
     },
     staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
     direct: runner.direct === true,
@@ -176,6 +178,7 @@ export async function prepareQuery(
           marker,
           signal,
           teamModifiers: team.modifiers ?? undefined,
+          meta: deps.meta,
         });
         return reportTeamModifiers(out, node, team.modifiers);
       } catch (err) {

@@ -332,3 +332,19 @@ export async function splitIssue(
   });
   return created;
 }
+
+/** When the project's issues last changed, and how many there are and fingerprints (the query's cache key). */
+export async function issuesState(db: MetaDb, teamId: number): Promise<string> {
+  const issues = await db
+    .selectFrom('error_tracking_issues')
+    .select((eb) => [eb.fn.max('updated_at').as('at'), eb.fn.countAll<number>().as('n')])
+    .where('team_id', '=', teamId)
+    .executeTakeFirst();
+  const fps = await db
+    .selectFrom('error_tracking_fingerprints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('team_id', '=', teamId)
+    .executeTakeFirst();
+  const at = issues?.at;
+  return `${at ? iso(at as Date | string) : '-'}/${Number(issues?.n ?? 0)}/${Number(fps?.n ?? 0)}`;
+}
