@@ -348,3 +348,182 @@ export async function issuesState(db: MetaDb, teamId: number): Promise<string> {
   const at = issues?.at;
   return `${at ? iso(at as Date | string) : '-'}/${Number(issues?.n ?? 0)}/${Number(fps?.n ?? 0)}`;
 }
+
+export interface SymbolSetRecord {
+  id: string;
+  teamId: number;
+  ref: string;
+  releaseId: string | null;
+  storagePtr: string | null;
+  contentHash: string | null;
+  failureReason: string | null;
+  createdAt: string;
+}
+
+type SymbolSetRow = {
+  id: string;
+  team_id: number;
+  ref: string;
+  release_id: string | null;
+  storage_ptr: string | null;
+  content_hash: string | null;
+  failure_reason: string | null;
+  created_at: Date | string;
+};
+
+const toSymbolSet = (r: SymbolSetRow): SymbolSetRecord => ({
+  id: r.id,
+  teamId: r.team_id,
+  ref: r.ref,
+  releaseId: r.release_id,
+  storagePtr: r.storage_ptr,
+  contentHash: r.content_hash,
+  failureReason: r.failure_reason,
+  createdAt: iso(r.created_at),
+});
+
+export async function symbolSetByRef(db: MetaDb, teamId: number, ref: string): Promise<SymbolSetRecord | undefined> {
+  const row = await db
+    .selectFrom('error_tracking_symbol_sets')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('ref', '=', ref)
+    .executeTakeFirst();
+  return row ? toSymbolSet(row) : undefined;
+}
+
+export async function symbolSetById(db: MetaDb, teamId: number, id: string): Promise<SymbolSetRecord | undefined> {
+  const row = await db
+    .selectFrom('error_tracking_symbol_sets')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toSymbolSet(row) : undefined;
+}
+
+export async function listSymbolSets(
+  db: MetaDb,
+  teamId: number,
+  ref: string | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; results: SymbolSetRecord[] }> {
+  let base = db.selectFrom('error_tracking_symbol_sets').where('team_id', '=', teamId);
+  if (ref !== undefined) base = base.where('ref', '=', ref);
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return { count: Number(total?.n ?? 0), results: rows.map(toSymbolSet) };
+}
+
+export async function upsertSymbolSet(db: MetaDb, s: SymbolSetRecord): Promise<void> {
+  const existing = await symbolSetById(db, s.teamId, s.id);
+  if (existing) {
+    await db
+      .updateTable('error_tracking_symbol_sets')
+      .set({
+        release_id: s.releaseId,
+        storage_ptr: s.storagePtr,
+        content_hash: s.contentHash,
+        failure_reason: s.failureReason,
+      })
+      .where('id', '=', s.id)
+      .execute();
+    return;
+  }
+  await db
+    .insertInto('error_tracking_symbol_sets')
+    .values({
+      id: s.id,
+      team_id: s.teamId,
+      ref: s.ref,
+      release_id: s.releaseId,
+      storage_ptr: s.storagePtr,
+      content_hash: s.contentHash,
+      failure_reason: s.failureReason,
+      created_at: s.createdAt,
+    })
+    .execute();
+}
+
+export async function deleteSymbolSet(db: MetaDb, teamId: number, id: string): Promise<boolean> {
+  const r = await db
+    .deleteFrom('error_tracking_symbol_sets')
+    .where('team_id', '=', teamId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export interface ReleaseRecord {
+  id: string;
+  teamId: number;
+  hashId: string;
+  version: string;
+  project: string;
+  metadata: unknown;
+  createdAt: string;
+}
+
+type ReleaseRow = {
+  id: string;
+  team_id: number;
+  hash_id: string;
+  version: string;
+  project: string;
+  metadata: string | null;
+  created_at: Date | string;
+};
+
+const toRelease = (r: ReleaseRow): ReleaseRecord => ({
+  id: r.id,
+  teamId: r.team_id,
+  hashId: r.hash_id,
+  version: r.version,
+  project: r.project,
+  metadata: r.metadata ? JSON.parse(r.metadata) : null,
+  createdAt: iso(r.created_at),
+});
+
+export async function insertRelease(db: MetaDb, r: ReleaseRecord): Promise<void> {
+  await db
+    .insertInto('error_tracking_releases')
+    .values({
+      id: r.id,
+      team_id: r.teamId,
+      hash_id: r.hashId,
+      version: r.version,
+      project: r.project,
+      metadata: r.metadata === null || r.metadata === undefined ? null : JSON.stringify(r.metadata),
+      created_at: r.createdAt,
+    })
+    .execute();
+}
+
+export async function releaseBy(
+  db: MetaDb,
+  teamId: number,
+  by: { id?: string; hashId?: string },
+): Promise<ReleaseRecord | undefined> {
+  let q = db.selectFrom('error_tracking_releases').selectAll().where('team_id', '=', teamId);
+  if (by.id !== undefined) q = q.where('id', '=', by.id);
+  if (by.hashId !== undefined) q = q.where('hash_id', '=', by.hashId);
+  const row = await q.executeTakeFirst();
+  return row ? toRelease(row) : undefined;
+}
+
+export async function listReleases(
+  db: MetaDb,
+  teamId: number,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; results: ReleaseRecord[] }> {
+  const base = db.selectFrom('error_tracking_releases').where('team_id', '=', teamId);
+  const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const rows = await base.selectAll().orderBy('created_at', 'desc').limit(page.limit).offset(page.offset).execute();
+  return { count: Number(total?.n ?? 0), results: rows.map(toRelease) };
+}
