@@ -21,6 +21,10 @@ const MAX_CONTEXT_LINE = 300;
 
 interface Loaded {
   map: TraceMap | null;
+  /** The minified source, to find where a mangled function is defined. */
+  source: string;
+  /** Mangled function name -> original name (null: not found), per map. */
+  names: Map<string, string | null>;
   failure: string | null;
   bytes: number;
 }
@@ -58,13 +62,14 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
     try {
       const bytes = await readSetBytes(deps.dataDir, set);
       if (bytes.length > MAX_PARSED_MAP_BYTES) {
-        loaded = { map: null, failure: 'Source map too large to resolve at ingestion', bytes: 0 };
+        loaded = { ...EMPTY(), failure: 'Source map too large to resolve at ingestion' };
       } else {
-        const { sourcemap } = readSymbolData(bytes);
-        loaded = { map: new TraceMap(sourcemap), failure: null, bytes: bytes.length };
+        const { minifiedSource, sourcemap } = readSymbolData(bytes);
+        const map = new TraceMap(sourcemap);
+        loaded = { map, source: minifiedSource, names: new Map(), failure: null, bytes: bytes.length };
       }
     } catch {
-      loaded = { map: null, failure: 'Invalid source map', bytes: 0 };
+      loaded = { ...EMPTY(), failure: 'Invalid source map' };
     }
     maps.set(key, loaded);
     cachedBytes += loaded.bytes;
@@ -76,7 +81,8 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
     return loaded;
   }
 
-  function resolve(frame: ResolvedFrame, map: TraceMap): void {
+  function resolve(frame: ResolvedFrame, loaded: Loaded): void {
+    const map = loaded.map as TraceMap;
     if (frame.line === null || frame.column === null) {
       frame.resolve_failure = 'The frame has no line and column';
       return;
@@ -90,7 +96,7 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
     frame.source = pos.source;
     frame.line = pos.line;
     frame.column = pos.column + 1;
-    frame.resolved_name = pos.name ?? frame.mangled_name;
+    frame.resolved_name = pos.name ?? originalName(loaded, frame.mangled_name) ?? frame.mangled_name;
     frame.resolved = true;
     frame.resolve_failure = null;
     frame.in_app = !pos.source.includes('node_modules');
@@ -109,10 +115,49 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
           frame.resolve_failure = loaded.failure;
           continue;
         }
-        resolve(frame, loaded.map);
+        resolve(frame, loaded);
       }
     }
   };
+}
+
+const EMPTY = (): Loaded => ({ map: null, source: '', names: new Map(), failure: null, bytes: 0 });
+const MAX_NAMES = 10_000;
+
+/**
+ * The original name of a minified function: the throw site's mapping names no function, so the
+ * name is read where the mangled function is defined (`function u(`, `u=function`, `u=(`).
+ */
+function originalName(loaded: Loaded, mangled: string): string | null {
+  if (!/^[A-Za-z_$][\w$]{0,100}$/.test(mangled) || !loaded.map) return null;
+  const known = loaded.names.get(mangled);
+  if (known !== undefined) return known;
+  let index = -1;
+  let offset = 0;
+  for (const pattern of [`function ${mangled}(`, `${mangled}=function`, `${mangled}=(`]) {
+    index = loaded.source.indexOf(pattern);
+    if (index >= 0) {
+      offset = pattern.startsWith('function ') ? 'function '.length : 0;
+      break;
+    }
+  }
+  let name: string | null = null;
+  if (index >= 0) {
+    const at = index + offset;
+    const before = loaded.source.lastIndexOf('\n', at);
+    const line = countLines(loaded.source, at);
+    const pos = originalPositionFor(loaded.map, { line, column: at - before - 1 });
+    name = pos.name ?? null;
+  }
+  if (loaded.names.size >= MAX_NAMES) loaded.names.clear();
+  loaded.names.set(mangled, name);
+  return name;
+}
+
+function countLines(text: string, end: number): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 function contextOf(content: string, line: number): ResolvedFrame['context'] {
