@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { validationError as validationErrorOf } from '../../errors.js';
 import { and as andAll, constant, type Expr, type SelectQuery } from '../../hogql/ast.js';
 import { parseSelect } from '../../hogql/parse.js';
 import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-filters.js';
@@ -117,8 +118,6 @@ function check(node: QueryNode): QueryNode {
   return node;
 }
 
-import { validationError as validationErrorOf } from '../../errors.js';
-
 const and = (exprs: Expr[]): Expr => (exprs.length === 0 ? constant(true) : andAll(...exprs));
 
 function filters(node: ErrorTrackingNode, ctx: RunnerContext): Expr {
@@ -139,7 +138,7 @@ function searchExpr(search: string): Expr {
   if (tokens.length === 0) return constant(true);
   const text =
     "lower(concat(toString(properties.$exception_types), ' ', toString(properties.$exception_values), ' ', toString(properties.$exception_sources), ' ', toString(properties.$exception_functions)))";
-  const parts = tokens.map((t, i) => `position(${text}, {t${i}}) > 0`).join(' AND ');
+  const parts = tokens.map((_t, i) => `position(${text}, {t${i}}) > 0`).join(' AND ');
   const ast = parseSelect(`SELECT ${parts}`) as SelectQuery;
   return replaceTokens((ast.select as Expr[])[0] as Expr, tokens);
 }
