@@ -26,6 +26,11 @@ import { DateTime, Nullable, ProjectIdParams } from './schemas/common.js';
 import { PROJECT_PREFIXES } from './schemas/recordings.js';
 
 const tags = ['error_tracking'];
+/**
+ * The upload target, outside /api/ as an S3 presigned POST is outside PostHog's API: no key, the
+ * one-time token of the start call in the form authorises.
+ */
+const UPLOAD_PREFIX = '/uploads/error_tracking/symbol_sets/';
 const read = scope('error_tracking', 'read');
 const write = scope('error_tracking', 'write');
 
@@ -135,7 +140,7 @@ export const errorTrackingSymbolRoutes: ApiPlugin = async (app, { deps }) => {
           deps,
           access,
           request.body,
-          (id) => `${origin}/api/projects/${access.team.id}/error_tracking/symbol_sets/${id}/upload/`,
+          (id) => `${origin}${UPLOAD_PREFIX}${access.team.id}/${id}/`,
         );
       },
     );
@@ -285,38 +290,36 @@ const uploadTarget =
       { parseAs: 'buffer', bodyLimit: MAX_SYMBOL_SET_BYTES + 1024 * 1024 },
       (_r, body, done) => done(null, body),
     );
-    for (const prefix of PROJECT_PREFIXES) {
-      app.post(
-        `${prefix}error_tracking/symbol_sets/:id/upload/`,
-        {
-          bodyLimit: MAX_SYMBOL_SET_BYTES + 1024 * 1024,
-          config: { scope: PUBLIC },
-          schema: {
-            tags,
-            summary: 'Upload target of bulk_start_upload (multipart: its fields, then `file`)',
-            params: IdParams,
-          },
+    app.post(
+      `${UPLOAD_PREFIX}:project_id/:id/`,
+      {
+        bodyLimit: MAX_SYMBOL_SET_BYTES + 1024 * 1024,
+        config: { scope: PUBLIC },
+        schema: {
+          tags,
+          summary: 'Upload target of bulk_start_upload (multipart: its fields, then `file`)',
+          params: IdParams,
         },
-        async (request, reply) => {
-          const body = request.body;
-          if (!Buffer.isBuffer(body)) {
-            throw new ApiError(
-              415,
-              'invalid_request',
-              'unsupported_media_type',
-              'Send the symbol set as multipart/form-data.',
-            );
-          }
-          const parts = parseForm(body, formBoundary(request.headers['content-type']));
-          const token = parts.find((p) => p.name === 'token')?.data.toString('utf8');
-          const file = parts.find((p) => p.name === 'file');
-          if (!file) throw validationError('No `file` part.', 'file', 'required');
-          const { project_id, id } = request.params as { project_id: string; id: string };
-          const teamId = Number(project_id);
-          if (!Number.isInteger(teamId)) throw validationError('Invalid project id.');
-          await receiveUpload(deps, dataDir, teamId, id, token, file.data);
-          return reply.code(204).send();
-        },
-      );
-    }
+      },
+      async (request, reply) => {
+        const body = request.body;
+        if (!Buffer.isBuffer(body)) {
+          throw new ApiError(
+            415,
+            'invalid_request',
+            'unsupported_media_type',
+            'Send the symbol set as multipart/form-data.',
+          );
+        }
+        const parts = parseForm(body, formBoundary(request.headers['content-type']));
+        const token = parts.find((p) => p.name === 'token')?.data.toString('utf8');
+        const file = parts.find((p) => p.name === 'file');
+        if (!file) throw validationError('No `file` part.', 'file', 'required');
+        const { project_id, id } = request.params as { project_id: string; id: string };
+        const teamId = Number(project_id);
+        if (!Number.isInteger(teamId)) throw validationError('Invalid project id.');
+        await receiveUpload(deps, dataDir, teamId, id, token, file.data);
+        return reply.code(204).send();
+      },
+    );
   };
