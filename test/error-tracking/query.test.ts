@@ -102,7 +102,7 @@ describe(`ErrorTrackingQuery (${backend})`, () => {
     await h.request('PATCH', `${issues}${id}/`, {
       body: { status: 'resolved', assignee: { type: 'user', id: 5 } },
     });
-    const active = (await query({ volumeResolution: 0 })).json();
+    const active = (await query({ status: 'active', volumeResolution: 0 })).json();
     expect(active.results.map((r: { id: string }) => r.id)).not.toContain(id);
     const resolved = (await query({ status: 'resolved', volumeResolution: 0 })).json();
     expect(resolved.results.map((r: { id: string }) => r.id)).toEqual([id]);

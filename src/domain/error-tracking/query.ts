@@ -272,7 +272,8 @@ async function run(node: ErrorTrackingNode, ctx: RunnerContext): Promise<QueryRe
   let list: IssueRow[] = issues
     .map((issue) => ({ issue, ...(byIssue.get(issue.id) as Omit<IssueRow, 'issue'>) }))
     .filter((r) => {
-      const status = node.status ?? 'active';
+      // No status is every status, as PostHog's runner filters only when one is named.
+      const status = node.status ?? 'all';
       if (!node.issueId && status !== 'all' && r.issue.status !== status) return false;
       if (node.assignee) {
         const a = r.issue.assignee;
