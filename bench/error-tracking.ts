@@ -11,9 +11,15 @@ import { fingerprintOf } from '../src/domain/error-tracking/fingerprint.js';
 
 const source = Array.from(
   { length: 400 },
-  (_, i) => `export function handler${i}(x) { if (x > ${i}) { return handler${(i + 1) % 400}(x - 1); } throw new Error('e${i}'); }`,
+  (_, i) =>
+    `export function handler${i}(x) { if (x > ${i}) { return handler${(i + 1) % 400}(x - 1); } throw new Error('e${i}'); }`,
 ).join('\n');
-const out = await transform(source, { minify: true, sourcemap: 'external', sourcefile: 'src/app.ts', format: 'esm' });
+const out = await transform(source, {
+  minify: true,
+  sourcemap: 'external',
+  sourcefile: 'src/app.ts',
+  format: 'esm',
+});
 const map = new TraceMap(out.map);
 const frames = Array.from({ length: 30 }, (_, i) => ({
   platform: 'web:javascript',
@@ -24,7 +30,9 @@ const frames = Array.from({ length: 30 }, (_, i) => ({
   in_app: true,
   chunk_id: 'chunk',
 }));
-const props = () => [{ type: 'Error', value: 'boom', mechanism: { handled: false }, stacktrace: { type: 'raw', frames } }];
+const props = () => [
+  { type: 'Error', value: 'boom', mechanism: { handled: false }, stacktrace: { type: 'raw', frames } },
+];
 
 const N = 20_000;
 const started = performance.now();

@@ -382,7 +382,11 @@ const toSymbolSet = (r: SymbolSetRow): SymbolSetRecord => ({
   createdAt: iso(r.created_at),
 });
 
-export async function symbolSetByRef(db: MetaDb, teamId: number, ref: string): Promise<SymbolSetRecord | undefined> {
+export async function symbolSetByRef(
+  db: MetaDb,
+  teamId: number,
+  ref: string,
+): Promise<SymbolSetRecord | undefined> {
   const row = await db
     .selectFrom('error_tracking_symbol_sets')
     .selectAll()
@@ -392,7 +396,11 @@ export async function symbolSetByRef(db: MetaDb, teamId: number, ref: string): P
   return row ? toSymbolSet(row) : undefined;
 }
 
-export async function symbolSetById(db: MetaDb, teamId: number, id: string): Promise<SymbolSetRecord | undefined> {
+export async function symbolSetById(
+  db: MetaDb,
+  teamId: number,
+  id: string,
+): Promise<SymbolSetRecord | undefined> {
   const row = await db
     .selectFrom('error_tracking_symbol_sets')
     .selectAll()
@@ -524,6 +532,11 @@ export async function listReleases(
 ): Promise<{ count: number; results: ReleaseRecord[] }> {
   const base = db.selectFrom('error_tracking_releases').where('team_id', '=', teamId);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  const rows = await base.selectAll().orderBy('created_at', 'desc').limit(page.limit).offset(page.offset).execute();
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   return { count: Number(total?.n ?? 0), results: rows.map(toRelease) };
 }
