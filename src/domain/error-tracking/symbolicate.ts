@@ -17,6 +17,8 @@ const MAX_CACHED_BYTES = 200 * 1024 * 1024;
 /** How long a chunk id's symbol set (or its absence) is trusted. */
 const REF_TTL_MS = 30_000;
 const CONTEXT_LINES = 5;
+/** Frames per event that carry source lines (they are stored on the event: ~3 KB each at most). */
+const MAX_FRAMES_WITH_CONTEXT = 30;
 const MAX_CONTEXT_LINE = 300;
 
 interface Loaded {
@@ -81,7 +83,7 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
     return loaded;
   }
 
-  function resolve(frame: ResolvedFrame, loaded: Loaded): void {
+  function resolve(frame: ResolvedFrame, loaded: Loaded, withContext: boolean): void {
     const map = loaded.map as TraceMap;
     if (frame.line === null || frame.column === null) {
       frame.resolve_failure = 'The frame has no line and column';
@@ -100,11 +102,13 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
     frame.resolved = true;
     frame.resolve_failure = null;
     frame.in_app = !pos.source.includes('node_modules');
+    if (!withContext || !frame.in_app) return;
     const content = sourceContentFor(map, pos.source);
     if (content) frame.context = contextOf(content, pos.line);
   }
 
   return async (teamId: number, list: ParsedException[]) => {
+    let contexts = 0;
     for (const e of list) {
       for (const frame of e.frames ?? []) {
         if (frame.platform !== 'web:javascript' || !frame.chunk_id) continue;
@@ -115,7 +119,8 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
           frame.resolve_failure = loaded.failure;
           continue;
         }
-        resolve(frame, loaded);
+        resolve(frame, loaded, contexts < MAX_FRAMES_WITH_CONTEXT);
+        if (frame.context) contexts++;
       }
     }
   };
