@@ -33,6 +33,8 @@ import {
   flushPeriodically,
 } from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
+import { createExceptionStep } from '../domain/error-tracking/ingest-step.js';
+import { createSymbolicator } from '../domain/error-tracking/symbolicate.js';
 import { createFlagCache } from '../domain/flags/cache.js';
 import type { CohortLookup } from '../domain/flags/cohorts.js';
 import { createFlagEvaluator } from '../domain/flags/service.js';
@@ -181,7 +183,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Reads wait for what this node acknowledged (read-your-writes on this node).
   const removeBarrier = sink ? options.events.addReadBarrier(sink.barrier) : undefined;
   const pipeline = createIngestPipeline(
-    { ...deps, definitions, sink, onAcknowledged: eventsArrived },
+    {
+      ...deps,
+      definitions,
+      sink,
+      onAcknowledged: eventsArrived,
+      // Error tracking: exceptions grouped into issues, minified frames through uploaded source maps.
+      exceptions: createExceptionStep({
+        meta: deps.meta,
+        now: deps.now,
+        symbolicate: createSymbolicator({ meta: deps.meta, dataDir: config.dataDir, now: deps.now }),
+      }),
+    },
     {
       maxRows: config.ingestBatchRows,
       maxDelayMs: config.ingestBatchDelayMs,

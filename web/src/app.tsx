@@ -24,6 +24,8 @@ const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
 const Cohorts = lazy(() => import('./pages/cohorts').then((m) => m.Cohorts));
 const CohortPage = lazy(() => import('./pages/cohorts').then((m) => m.CohortPage));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
+const ErrorsPage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorsPage));
+const ErrorIssuePage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorIssuePage));
 const LlmTraces = lazy(() => import('./pages/llm/index').then((m) => m.LlmTraces));
 const LlmTracePage = lazy(() => import('./pages/llm/index').then((m) => m.LlmTracePage));
 /** The page for an address the console does not have (the server sends browsers here too, as a 404). */
@@ -89,6 +91,8 @@ function SignedIn() {
             <Route path="/dashboards/:id" component={DashboardPage} />
             <Route path="/recordings" component={Recordings} />
             <Route path="/events" component={Events} />
+            <Route path="/errors" component={ErrorsPage} />
+            <Route path="/errors/:id" component={ErrorIssuePage} />
             <Route path="/llm" component={LlmTraces} />
             <Route path="/llm/:id" component={LlmTracePage} />
             <Route path="/feature_flags" component={Flags} />

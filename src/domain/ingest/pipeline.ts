@@ -6,6 +6,7 @@ import { isSerializationFailure, isUniqueViolation } from '../../store/meta/erro
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { DefinitionsCollector } from '../definitions/collector.js';
+import { createExceptionStep, type ExceptionStep } from '../error-tracking/ingest-step.js';
 import { type CostStep, createCostStep } from '../llm-analytics/cost.js';
 import { createPriceBook } from '../llm-analytics/model-prices.js';
 import { joinInSlices } from '../slices.js';
@@ -38,6 +39,8 @@ export interface IngestDeps {
   onAcknowledged?: ((teamId: number) => void) | undefined;
   /** LLM cost at ingestion (default: the model price table in the repository). */
   cost?: CostStep | undefined;
+  /** Error tracking at ingestion (default: grouping into issues, no symbolication). */
+  exceptions?: ExceptionStep | undefined;
 }
 
 /**
@@ -86,6 +89,7 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
   const cache = new PersonCache();
   const recent = new RecentUuids();
   const applyCost = deps.cost ?? createCostStep({ prices: createPriceBook() });
+  const applyExceptions = deps.exceptions ?? createExceptionStep({ meta: deps.meta, now: deps.now });
 
   async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
     for (let attempt = 1; ; attempt++) {
@@ -127,9 +131,17 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
   return {
     async ingest(team: TeamRecord, events: CaptureEvent[]): Promise<void> {
       // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
-      const fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
+      let fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
       if (fresh.length === 0) return;
       for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e);
+      // Only requests carrying exceptions pay for error tracking (an issue lookup, cached).
+      const exceptions = fresh.filter((e) => e.event === '$exception');
+      if (exceptions.length > 0) {
+        const drop = await applyExceptions(team.id, exceptions);
+        // Exceptions of suppressed issues are not stored, as PostHog drops them.
+        if (drop.size > 0) fresh = fresh.filter((e) => !drop.has(e.uuid));
+        if (fresh.length === 0) return;
+      }
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
       const set = await process(team, fresh);

@@ -2,6 +2,7 @@ import type { CohortLookup } from '../../hogql/cohorts.js';
 import type { AnyProperties } from '../../hogql/property-filters.js';
 import type { PropertyTypeLookup } from '../../hogql/property-types.js';
 import type { EventsStore } from '../../store/events/store.js';
+import type { MetaDb } from '../../store/meta/db.js';
 
 /** What a query runner needs about the project and the engine. */
 export interface RunnerContext {
@@ -24,6 +25,8 @@ export interface RunnerContext {
   teamModifiers?: Record<string, unknown> | undefined;
   /** The project's retention cut for events (engine time, UTC); none: everything is kept. */
   eventsSince?: string | undefined;
+  /** The metadata store, for kinds whose answer joins it (ErrorTrackingQuery's issues). */
+  meta?: MetaDb | undefined;
 }
 
 /** The result part of a query response (cache fields are added around it). */

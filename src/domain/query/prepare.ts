@@ -161,6 +161,8 @@ export async function prepareQuery(
       ...(eventsSinceFor(team.settings, deps.now())
         ? { events_since: eventsSinceFor(team.settings, deps.now()) }
         : {}),
+      // What the runner's answer reads from the metadata store (error tracking's issues).
+      ...(runner.metaState ? { meta_state: await runner.metaState(deps, team.id) } : {}),
     },
     staleness: runner.hints?.(node, { timezone: team.timezone, now: deps.now() }) ?? runner.staleness,
     direct: runner.direct === true,
@@ -182,6 +184,7 @@ export async function prepareQuery(
           marker,
           signal,
           teamModifiers: team.modifiers ?? undefined,
+          meta: deps.meta,
         });
         return reportTeamModifiers(out, node, team.modifiers);
       } catch (err) {

@@ -1,3 +1,5 @@
+import type { Deps } from '../deps.js';
+import { errorTrackingRunners } from '../error-tracking/query.js';
 import { funnelRetentionPathsRunners } from '../insights/registry.js';
 import { insightRunners } from '../insights/trends/registry.js';
 import { tracesRunners } from '../llm-analytics/traces-query.js';
@@ -19,6 +21,11 @@ export interface QueryRunner {
    * handles HogQLMetadata this way (it only checks a query; nothing runs on the engine).
    */
   direct?: boolean;
+  /**
+   * A summary of the metadata the answer joins (e.g. issue statuses), part of the cache key, so a
+   * change there is not answered from a cached result.
+   */
+  metaState?(deps: Pick<Deps, 'meta'>, teamId: number): Promise<unknown>;
   /** Staleness interval: queries without a date range use `minute`; HogQL's target age uses `day`. */
   staleness?: { interval?: 'minute' | 'hour' | 'day' | 'week' | 'month' | null; targetAgeInterval?: 'day' };
   /** Per-query staleness (the query's interval and date_to); when given it replaces `staleness`. */
@@ -39,6 +46,7 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   ActorsQuery: actorsRunner,
   SessionsQuery: sessionsRunner,
   ...tracesRunners,
+  ...errorTrackingRunners,
   ...insightRunners,
   ...funnelRetentionPathsRunners,
   HogQLMetadata: {

@@ -21,6 +21,7 @@ import * as m0030 from './migrations/0030_team_modifiers.js';
 import * as m0034 from './migrations/0034_team_settings.js';
 import * as m0040 from './migrations/0040_surveys.js';
 import * as m0041 from './migrations/0041_llm_prompts.js';
+import * as m0044 from './migrations/0044_error_tracking.js';
 
 /**
  * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0034_team_settings': m0034,
   '0040_surveys': m0040,
   '0041_llm_prompts': m0041,
+  '0044_error_tracking': m0044,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -13,6 +13,7 @@ const NAV = [
   { href: '/recordings', label: 'Recordings' },
   { href: '/events', label: 'Events' },
   { href: '/llm', label: 'LLM traces' },
+  { href: '/errors', label: 'Errors' },
   { href: '/people', label: 'People' },
   { href: '/cohorts', label: 'Cohorts' },
   { href: '/feature_flags', label: 'Feature flags' },
