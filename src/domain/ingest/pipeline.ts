@@ -6,6 +6,7 @@ import { isSerializationFailure, isUniqueViolation } from '../../store/meta/erro
 import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { DefinitionsCollector } from '../definitions/collector.js';
+import type { GeoStep } from '../geoip/enrich.js';
 import { type CostStep, createCostStep } from '../llm-analytics/cost.js';
 import { createPriceBook } from '../llm-analytics/model-prices.js';
 import { joinInSlices } from '../slices.js';
@@ -38,6 +39,8 @@ export interface IngestDeps {
   onAcknowledged?: ((teamId: number) => void) | undefined;
   /** LLM cost at ingestion (default: the model price table in the repository). */
   cost?: CostStep | undefined;
+  /** `$geoip_*` from each event's `$ip` (none: no GeoIP). */
+  geoip?: GeoStep | undefined;
 }
 
 /**
@@ -130,6 +133,8 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       const fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
       if (fresh.length === 0) return;
       for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e);
+      // Before the person work: the person's $set / $set_once carry the location too.
+      if (deps.geoip) await deps.geoip.enrich(fresh);
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
       const set = await process(team, fresh);
