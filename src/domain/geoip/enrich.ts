@@ -5,7 +5,30 @@ import type { GeoLookup, GeoProperties } from './lookup.js';
 
 /** Distinct addresses remembered: a capture stream repeats them (every event of a request shares one). */
 const CACHE_SIZE = 50_000;
-const NOTHING: GeoProperties = {};
+/**
+ * A location as the step writes it, made once per address: the properties, and the same under
+ * their `$initial_` names. Copied whole (`{...}` of a small object is one clone) into events that
+ * have no `$set` / `$set_once` of their own, merged key by key into those that do.
+ */
+interface Located {
+  props: GeoProperties;
+  initial: GeoProperties;
+}
+const NOTHING: Located = { props: {}, initial: {} };
+const located = (geo: GeoProperties | null): Located =>
+  geo
+    ? {
+        props: geo,
+        initial: Object.fromEntries(
+          Object.entries(geo).map(([key, value]) => [`$initial_${key.slice(1)}`, value]),
+        ),
+      }
+    : NOTHING;
+
+/** `extra`'s keys that `into` does not have yet, added to it. */
+function fill(into: Record<string, unknown>, extra: GeoProperties): void {
+  for (const key in extra) if (into[key] === undefined) into[key] = extra[key];
+}
 
 /** Addresses no database locates (private, loopback, link-local, shared): no lookup, no load. */
 const LOCAL = new BlockList();
@@ -52,13 +75,19 @@ export interface GeoStep {
 export function createGeoStep(load: () => Promise<GeoLookup | null>): GeoStep {
   let lookup: GeoLookup | null | undefined;
   let loading: Promise<void> | undefined;
-  const cache = new LRUCache<string, GeoProperties>({ max: CACHE_SIZE });
-  const find = (ip: string): GeoProperties => {
+  const cache = new LRUCache<string, Located>({ max: CACHE_SIZE });
+  // Events of one request share their address: the last answer is checked before the cache.
+  let lastIp = '';
+  let last: Located = NOTHING;
+  const find = (ip: string): Located => {
+    if (ip === lastIp) return last;
     let hit = cache.get(ip);
     if (hit === undefined) {
-      hit = lookup?.lookup(plain(ip)) ?? NOTHING;
+      hit = located(lookup?.lookup(plain(ip)) ?? null);
       cache.set(ip, hit);
     }
+    lastIp = ip;
+    last = hit;
     return hit;
   };
   const wanted = (e: CaptureEvent) => {
@@ -76,21 +105,16 @@ export function createGeoStep(load: () => Promise<GeoLookup | null>): GeoStep {
       const ip = p.$ip;
       if (typeof ip !== 'string' || ip === '' || p.$geoip_disable === true || e.event === '$snapshot')
         continue;
+      // Private and malformed addresses are remembered as NOTHING like any other.
       const geo = find(ip);
       if (geo === NOTHING) continue;
-      Object.assign(p, geo);
-      const set = (p.$set && typeof p.$set === 'object' ? p.$set : {}) as Record<string, unknown>;
-      const once = (p.$set_once && typeof p.$set_once === 'object' ? p.$set_once : {}) as Record<
-        string,
-        unknown
-      >;
-      for (const [key, value] of Object.entries(geo)) {
-        if (!(key in set)) set[key] = value;
-        const initial = `$initial_${key.slice(1)}`;
-        if (!(initial in once)) once[initial] = value;
-      }
-      p.$set = set;
-      p.$set_once = once;
+      Object.assign(p, geo.props);
+      const set = p.$set;
+      if (set && typeof set === 'object') fill(set as Record<string, unknown>, geo.props);
+      else p.$set = { ...geo.props };
+      const once = p.$set_once;
+      if (once && typeof once === 'object') fill(once as Record<string, unknown>, geo.initial);
+      else p.$set_once = { ...geo.initial };
     }
   };
   return {
