@@ -38,6 +38,8 @@ export interface Config {
    * background writer inserts them; off: it answers once the engine insert is done.
    */
   captureJournal: boolean;
+  /** `GEOIP_DATABASE`: MMDB files for `$geoip_*` at capture; `off`: none; unset: the shipped DB-IP files. */
+  geoipDatabase: string | undefined;
   /** Where the journal's segments and checkpoint live (default `<dataDir>/capture-journal`). */
   captureJournalDir: string;
   /** The longest a query waits for this node's acknowledged events to be inserted (then a 503). */
@@ -291,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
     ingestWriters: int(env, 'INGEST_WRITERS', 1, 1, 16),
+    geoipDatabase: env.GEOIP_DATABASE || undefined,
     captureJournal:
       env.CAPTURE_JOURNAL === undefined || env.CAPTURE_JOURNAL === '' ? true : bool(env, 'CAPTURE_JOURNAL'),
     captureJournalDir: resolve(

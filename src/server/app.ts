@@ -38,6 +38,8 @@ import { createSymbolicator } from '../domain/error-tracking/symbolicate.js';
 import { createFlagCache } from '../domain/flags/cache.js';
 import type { CohortLookup } from '../domain/flags/cohorts.js';
 import { createFlagEvaluator } from '../domain/flags/service.js';
+import { geoipFiles, loadGeoip } from '../domain/geoip/database.js';
+import { createGeoStep } from '../domain/geoip/enrich.js';
 import { openJournalSink } from '../domain/ingest/journal-sink.js';
 import { createIngestPipeline } from '../domain/ingest/pipeline.js';
 import { createTeamResolver } from '../domain/ingest/teams.js';
@@ -182,6 +184,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
     : undefined;
   // Reads wait for what this node acknowledged (read-your-writes on this node).
   const removeBarrier = sink ? options.events.addReadBarrier(sink.barrier) : undefined;
+  const geoFiles = geoipFiles(config.geoipDatabase);
+  const geoip =
+    geoFiles.length > 0
+      ? createGeoStep(() =>
+          loadGeoip(geoFiles).catch((err: unknown) => {
+            app.log.error(
+              { err, files: geoFiles },
+              'GeoIP database could not be loaded: events get no $geoip_*',
+            );
+            return null;
+          }),
+        )
+      : undefined;
   const pipeline = createIngestPipeline(
     {
       ...deps,
@@ -194,6 +209,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         now: deps.now,
         symbolicate: createSymbolicator({ meta: deps.meta, dataDir: config.dataDir, now: deps.now }),
       }),
+      geoip,
     },
     {
       maxRows: config.ingestBatchRows,

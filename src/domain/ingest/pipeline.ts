@@ -7,6 +7,7 @@ import { PersonVersionConflict } from '../../store/meta/persons.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { DefinitionsCollector } from '../definitions/collector.js';
 import { createExceptionStep, type ExceptionStep } from '../error-tracking/ingest-step.js';
+import type { GeoStep } from '../geoip/enrich.js';
 import { type CostStep, createCostStep } from '../llm-analytics/cost.js';
 import { createPriceBook } from '../llm-analytics/model-prices.js';
 import { joinInSlices } from '../slices.js';
@@ -41,6 +42,8 @@ export interface IngestDeps {
   cost?: CostStep | undefined;
   /** Error tracking at ingestion (default: grouping into issues, no symbolication). */
   exceptions?: ExceptionStep | undefined;
+  /** `$geoip_*` from each event's `$ip` (none: no GeoIP). */
+  geoip?: GeoStep | undefined;
 }
 
 /**
@@ -142,6 +145,8 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         if (drop.size > 0) fresh = fresh.filter((e) => !drop.has(e.uuid));
         if (fresh.length === 0) return;
       }
+      // Before the person work: the person's $set / $set_once carry the location too.
+      if (deps.geoip) await deps.geoip.enrich(fresh);
       // Refuse before doing person work that could not be written anyway.
       if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
       const set = await process(team, fresh);
