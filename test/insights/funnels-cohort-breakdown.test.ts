@@ -100,7 +100,10 @@ describe('FunnelsQuery broken down by cohort', () => {
       breakdownFilter: { breakdown_type: 'cohort', breakdown: [999_999] },
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.body).toMatchObject({ code: 'cohort_does_not_exist', attr: 'query__breakdownFilter__breakdown' });
+    expect(unknown.body).toMatchObject({
+      code: 'cohort_does_not_exist',
+      attr: 'query__breakdownFilter__breakdown',
+    });
     const malformed = await fails(h, project, {
       kind: 'FunnelsQuery',
       series: [
