@@ -18,6 +18,7 @@ import * as m0030 from './migrations/0030_team_modifiers.js';
 import * as m0034 from './migrations/0034_team_settings.js';
 import * as m0040 from './migrations/0040_surveys.js';
 import * as m0041 from './migrations/0041_llm_prompts.js';
+import * as m0045 from './migrations/0045_experiments.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> };
 
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0034_team_settings': m0034,
   '0040_surveys': m0040,
   '0041_llm_prompts': m0041,
+  '0045_experiments': m0045,
 };
 
 class InCodeMigrations implements MigrationProvider {
