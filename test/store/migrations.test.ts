@@ -41,6 +41,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0034_team_settings',
       '0040_surveys',
       '0041_llm_prompts',
+      '0045_experiments',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);
