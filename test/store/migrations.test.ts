@@ -42,6 +42,8 @@ describe(`metadata migrations (${backend})`, () => {
       '0034_team_settings',
       '0040_surveys',
       '0041_llm_prompts',
+      '0044_error_tracking',
+      '0045_experiments',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

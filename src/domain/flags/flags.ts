@@ -1,5 +1,6 @@
 import { conflict, notFound, validationError } from '../../errors.js';
 import { isUniqueViolation } from '../../store/meta/errors.js';
+import { runningExperimentsOnFlag } from '../../store/meta/experiments.js';
 import {
   type FeatureFlagPatch,
   type FeatureFlagRecord,
@@ -171,6 +172,16 @@ export async function changeFlag(
     patch.ensureExperienceContinuity = input.ensure_experience_continuity;
   if (input.evaluation_runtime !== undefined) patch.evaluationRuntime = input.evaluation_runtime;
   if (input.tags !== undefined) patch.tags = tagify(input.tags);
+  // PostHog refuses to delete the flag of a running experiment: its exposures would stop.
+  if (
+    patch.deleted &&
+    !current.deleted &&
+    (await runningExperimentsOnFlag(deps.meta, access.team.id, id)) > 0
+  )
+    throw validationError(
+      'Cannot delete a feature flag that is linked to a running experiment; stop the experiment first.',
+      'deleted',
+    );
   if (!(patch.deleted ?? current.deleted))
     await keyIsFree(deps, access.team.id, patch.key ?? current.key, id);
   let updated: FeatureFlagRecord | undefined;
