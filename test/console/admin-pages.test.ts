@@ -355,11 +355,12 @@ describe.skipIf(!hasChromium)(`console admin pages in headless Chromium (${backe
     // Arrow keys walk the section tabs; Enter opens one; focus lands on the page's heading.
     await page.getByRole('link', { name: 'Project', exact: true }).focus();
     await page.keyboard.press('ArrowRight');
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('API keys');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Data');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Account');
     await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Enter');

@@ -134,10 +134,12 @@ describe('TrendsQuery broken down by cohort', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.attr).toBe('query__breakdownFilter__breakdown');
+    // Funnels take cohort breakdowns too (test/insights/funnels-cohort-breakdown.test.ts), with the
+    // same refusal of malformed ids.
     const funnel = await fails(h, project, {
       kind: 'FunnelsQuery',
       series: [views, views],
-      breakdownFilter: { breakdown_type: 'cohort', breakdown: [gold] },
+      breakdownFilter: { breakdown_type: 'cohort', breakdown: ['gold'] },
     });
     expect(funnel.status).toBe(400);
   });
