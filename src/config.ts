@@ -302,12 +302,12 @@ export function loadConfig(env: Env = process.env): Config {
     captureJournalWaitMs: int(env, 'CAPTURE_JOURNAL_WAIT_MS', 30_000, 1, 3_600_000),
     // No client waits for it (the journal has answered; a reader on this node starts the insert at
     // once), so it can be long enough for large inserts: an insert into events costs the engine
-    // ~25 ms of CPU whatever its size (BENCHMARKS.md, "Issue 22, session 7"). Longer (500) gained
+    // ~25 ms of CPU whatever its size (docs/benchmarks-history.md, "Issue 22, session 7"). Longer (500) gained
     // little more and made this node's readers wait for larger inserts under capture load.
     captureJournalInsertDelayMs: int(env, 'CAPTURE_JOURNAL_INSERT_DELAY_MS', 200, 0, 60_000),
     // While nobody reads on this node, nobody waits for the inserts: at 16 requests in flight on
     // this 2-core machine inserts of ~4k rows (200 ms) cost the engine ~35 µs a row, ~20k rows
-    // ~22, and capture ran 15% faster with 1000 (BENCHMARKS.md, "Issue 22, session 8").
+    // ~22, and capture ran 15% faster with 1000 (docs/benchmarks-history.md, "Issue 22, session 8").
     captureJournalIdleInsertDelayMs: int(env, 'CAPTURE_JOURNAL_IDLE_INSERT_DELAY_MS', 1000, 0, 60_000),
     captureMaxDecodedBytes: int(env, 'CAPTURE_MAX_DECODED_BYTES', 25 * MiB, 64 * 1024, 1024 * MiB),
     captureMaxEvents: int(env, 'CAPTURE_MAX_EVENTS', 10_000, 1, 1_000_000),

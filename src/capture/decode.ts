@@ -121,7 +121,7 @@ function* decodeSteps(input: DecodeInput, options: DecodeOptions): Steps<Decoded
   const events: RawEvent[] = [];
   if (list && list.end - list.start <= WHOLE_LIST_BYTES) {
     // Small enough to parse at once (the usual SDK batch): one parse instead of a string and a
-    // parse per event took decoding from 3.8 to 3.3 µs per event (BENCHMARKS.md "Issue 22, session 7").
+    // parse per event took decoding from 3.8 to 3.3 µs per event (docs/benchmarks-history.md "Issue 22, session 7").
     for (let index = 0; index < spans.length; index++) {
       const span = spans[index] as Span;
       if (span.end - span.start > limits.maxEventBytes) throw eventTooLarge(index, limits.maxEventBytes);
@@ -193,7 +193,7 @@ function envelopeFields(bytes: Buffer, root: Container, maxBytes: number) {
  * `__proto__` keys are dropped (not refused: SDK properties are user data, not our objects). Text
  * that holds neither name nor any `\u` escape (with which a key could spell them) cannot have
  * such a key, so it goes to `JSON.parse` directly: secure-json-parse's two regular expressions
- * over every body cost more than these three searches (BENCHMARKS.md, "Issue 22, session 7").
+ * over every body cost more than these three searches (docs/benchmarks-history.md, "Issue 22, session 7").
  */
 function parseJson(bytes: Buffer, span: Span): unknown {
   const text = bytes.toString('utf8', span.start, span.end);

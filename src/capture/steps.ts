@@ -42,7 +42,7 @@ const inflatersSync = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecomp
  * `INLINE_MAX_OUTPUT`. zlib's asynchronous path costs the event loop about as much as inflating a
  * small body outright (the write into the stream and its callbacks), plus a stream, a thread-pool
  * round trip per 16 KiB of output and a final copy: for the usual SDK batch (a few KiB of gzip,
- * tens of KiB of JSON) it took 3-4 times the CPU of the synchronous call (BENCHMARKS.md, "Capture").
+ * tens of KiB of JSON) it took 3-4 times the CPU of the synchronous call (docs/benchmarks-history.md, "Capture").
  * The cap bounds what one in-line call can hold the event loop for (about a millisecond); a body
  * that inflates past it is started again on the thread pool with the request's own limit.
  */

@@ -7,7 +7,7 @@
  * immediate queued before the check phase in that one phase, so with N large requests in progress
  * every socket (another project's one-event `/batch/`, `/_health`) waited N slices per turn of the
  * loop, and a request needs several turns (body, metadata, fsync, answer). Eight flooding clients
- * took another project's p99 from 14 ms to 1.1 s (BENCHMARKS.md, "Capture floods").
+ * took another project's p99 from 14 ms to 1.1 s (docs/benchmarks-history.md, "Capture floods").
  *
  * Here the slices wait in lines, one per key (the project, or `undefined` when not known yet), and
  * one slice runs per turn of the event loop, the keys taken in turn (round robin; first come first

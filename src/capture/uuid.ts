@@ -13,7 +13,7 @@ for (let i = 0; i < 16; i++) LOWER_HEX['0123456789abcdef'.charCodeAt(i)] = i;
 /**
  * A lower-case hyphenated uuid, checked character by character: what every SDK event carries, so
  * it runs once per captured event, where the equivalent regular expression took ~2% of the
- * capture path's main thread (BENCHMARKS.md, "Issue 22, session 7").
+ * capture path's main thread (docs/benchmarks-history.md, "Issue 22, session 7").
  */
 export function isLowerUuid(value: string): boolean {
   if (value.length !== 36) return false;

@@ -8,7 +8,7 @@ const HOP_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive
 /**
  * Swagger UI under `prefix`, loaded on its first request rather than at start: registering
  * @fastify/swagger-ui (its module and its static routes) was the largest single piece of a cold
- * start (BENCHMARKS.md, "Start-up path"). The page is served by a small Fastify app of its own,
+ * start (docs/benchmarks-history.md, "Issue 30: the `npm start` path"). The page is served by a small Fastify app of its own,
  * built once from this server's OpenAPI document, and requests are passed to it by `inject`.
  */
 export function registerLazySwaggerUi(app: FastifyInstance, prefix: string): void {

@@ -65,7 +65,7 @@ interface Appending {
  * A request waits for the append in progress and then for its own, so appends are kept to about
  * this size: otherwise one project's flood of 10 000-event requests (~4.6 MB of rows each) put
  * all of its waiting requests into each append, and another project's one-event request waited for
- * tens of MB to be written and synced (BENCHMARKS.md, "Capture floods").
+ * tens of MB to be written and synced (docs/benchmarks-history.md, "Capture floods").
  */
 export const GROUP_BYTES = 8 * 1024 * 1024;
 
@@ -147,7 +147,7 @@ export type JournalSink = IngestSink & {
  * waited (up to `maxRows`, or once the oldest has waited `maxDelayMs`, `idleDelayMs` while this
  * node has no readers), so inserts are large
  * whatever the number of clients: an insert into `events` costs the engine about 25 ms whatever
- * its size (BENCHMARKS.md, "Issue 22").
+ * its size (docs/benchmarks-history.md, "Issue 22").
  *
  * After each insert a checkpoint records how far the journal is in the engine; segments wholly
  * before it are deleted. At open, records past the checkpoint are inserted before anything else

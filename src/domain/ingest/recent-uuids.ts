@@ -11,7 +11,7 @@ import { LOWER_HEX } from '../../capture/uuid.js';
  * remembered. Each generation is an open-addressing table of the uuids' 128 bits and the project
  * id in one typed array, not a Set of strings: under capture load two Set lookups per event (one
  * per generation, each a string hash and compare in a table of 100k strings spread over the heap)
- * took 8-9% of the main thread; here a lookup reads one or two cache lines (BENCHMARKS.md,
+ * took 8-9% of the main thread; here a lookup reads one or two cache lines (docs/benchmarks-history.md,
  * "Issue 22, session 7"). Anything that is not a lower-case hyphenated uuid (normalising makes every
  * event's so) goes to a plain Set of the same generation.
  */

@@ -8,7 +8,7 @@ export interface PrintOptions {
   weekStartDay: 0 | 1;
   /** Qualified, quoted physical table name. */
   table(name: string): string;
-  /** Render strings as escaped literals instead of binding them (see BENCHMARKS.md). */
+  /** Render strings as escaped literals instead of binding them (see docs/benchmarks-history.md, "HogQL strings"). */
   inlineStrings?: boolean;
   /**
    * Binds a string through the caller's own parameters, for a query printed into a larger

@@ -6,7 +6,7 @@
  * so the compiler prints `properties.<key>` as the bare column `events.\`mat_<key>\`` and the result
  * is the same by construction (missing key and JSON null are NULL, strings lose their quotes,
  * numbers and booleans are their JSON text). It costs about a tenth of extracting from the JSON
- * (BENCHMARKS.md, "Events store: property storage"). Only single-level access uses the column;
+ * (docs/benchmarks-history.md, "Events store: property storage"). Only single-level access uses the column;
  * deeper chains (`properties.$browser.x`) and every other key read the `properties` String.
  * Person properties on events get `pmat_<key>` columns the same way, chosen by the operator
  * (`personColumnName` below; store/events/person-columns.ts).

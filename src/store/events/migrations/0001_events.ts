@@ -12,7 +12,7 @@ import type { EventsMigration } from '../migrate.js';
  * the month partition is a function of `timestamp`, which the sort key contains, so duplicates never
  * sit in two partitions). Measured on chDB, 10M rows in ~12 unmerged parts: count 65 ms -> 1.3 s with
  * FINAL, property breakdown 0.2 -> 1.6 s; once a partition is merged to one part FINAL is free
- * (BENCHMARKS.md "Events store: property storage"), so keeping partitions merged keeps it cheap.
+ * (docs/benchmarks-history.md "Events store: property storage"), so keeping partitions merged keeps it cheap.
  * Insert-level dedup tokens would only catch a byte-identical batch, so they are not relied upon.
  * A retried event whose timestamp or event name changed is not collapsed (same as PostHog).
  *

@@ -4,7 +4,7 @@ import type { EventsMigration } from '../migrate.js';
  * The `sessions` view again (0003 describes the table and how to read it), with the same output
  * but one JSON parse per event instead of one per property: 0003's view called
  * `JSONExtractString(properties, key)` for each of nine keys, each a full parse of `properties`,
- * and halved the insert rate of `events` (BENCHMARKS.md, "Capture"). Here one
+ * and halved the insert rate of `events` (docs/benchmarks-history.md, "Capture"). Here one
  * `JSONExtract(properties, 'Tuple(...)')` reads every key at once; its `String` elements follow
  * `JSONExtractString`'s rules (missing key or null → '', a number or object → its JSON text, the
  * first of duplicate keys), which a test checks against the old expression.
