@@ -13,7 +13,7 @@ import { consoleDir } from '../src/api/console.js';
 import { setPasswordByEmail } from '../src/domain/accounts/password-change.js';
 import { launchChromium } from '../test/helpers/chromium.js';
 import { startHarness } from '../test/helpers/harness.js';
-import { median, table } from './lib.js';
+import { median, reporter, table } from './lib.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' } } });
 const runs = Number(values.runs);
@@ -177,4 +177,36 @@ console.log(
     { measure: 'raw uPlot, same data (ms)', p50: median(rawDraw), max: Math.max(...rawDraw), target: '' },
   ]),
 );
+const report = reporter('console');
+report({
+  case: 'initial download',
+  metric: 'JS gzipped',
+  value: initialJsGzip / 1024,
+  unit: 'KB',
+  goal: { op: '<=', value: 50, issue: 31 },
+});
+const firstRender = { op: '<', value: 1000, issue: 19 } as const;
+report({
+  case: 'login page on screen, cold',
+  metric: 'p50',
+  value: median(loginMs),
+  unit: 'ms',
+  goal: firstRender,
+});
+report({
+  case: 'Home first card, logged in',
+  metric: 'p50',
+  value: median(homeMs),
+  unit: 'ms',
+  goal: firstRender,
+});
+report({
+  case: `Trends chart draw after its answer, ${seriesCount} series × ${points} days`,
+  metric: 'p50',
+  value: median(consoleDraw),
+  unit: 'ms',
+  ratio: median(consoleDraw) / median(rawDraw),
+  against: 'raw uPlot, same data',
+  goal: { op: '<=', value: 300, issue: 31 },
+});
 process.exit(0);

@@ -10,6 +10,7 @@ import {
   loadHeader,
   loadOptions,
   medianOf,
+  reporter,
   rowAgainst,
   table,
 } from './lib.js';
@@ -62,5 +63,35 @@ console.log(
     row('GET /api/users/@me/', summary('me')),
   ]),
 );
+
+const report = reporter('crud');
+const cases: Array<[Name, string]> = [
+  ['hello', 'GET /_bench/hello (Fastify hello world)'],
+  ['listOne', 'GET /api/personal_api_keys/ (1 key)'],
+  ['listSix', 'GET /api/personal_api_keys/ (6 keys)'],
+  ['project', 'GET /api/projects/@current/ (3 lookups)'],
+  ['me', 'GET /api/users/@me/'],
+];
+for (const [name, label] of cases) {
+  const r = summary(name);
+  const against = 'GET /_bench/hello';
+  const one = name === 'listOne';
+  report({
+    case: label,
+    metric: 'req/s',
+    value: r.rps,
+    unit: 'req/s',
+    ratio: r.rps / hello.rps,
+    against,
+    ...(one && { goal: { op: '>=', value: 0.5, issue: 2, on: 'ratio' } }),
+  });
+  report({
+    case: label,
+    metric: 'p99',
+    value: r.p99,
+    unit: 'ms',
+    ...(one && { goal: { op: '<', value: 10, issue: 2 } }),
+  });
+}
 
 await close();

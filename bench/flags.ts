@@ -18,6 +18,7 @@ import {
   loadHeader,
   loadOptions,
   median,
+  reporter,
   table,
 } from './lib.js';
 
@@ -166,6 +167,41 @@ console.log(
       : []),
   ]),
 );
+const report = reporter('flags');
+const floor = names.includes('static') ? summary('static') : null;
+const labels: Record<Name, string> = {
+  hello: 'GET /_bench/hello (Fastify hello world)',
+  static: 'POST /_bench/static (the same answer bytes, precomputed: the floor)',
+  flags: 'POST /flags/?v=2 (50 flags, stored person)',
+  newUsers: 'POST /flags/?v=2 (50 flags, a new distinct id per request)',
+};
+for (const name of names) {
+  const r = summary(name);
+  const isFlags = name === 'flags' || name === 'newUsers';
+  report({
+    case: labels[name],
+    metric: 'req/s',
+    value: r.rps,
+    unit: 'req/s',
+    ...(hello && { ratio: r.rps / hello.rps, against: labels.hello }),
+  });
+  report({
+    case: labels[name],
+    metric: `p99 at ${connections} connections`,
+    value: r.p99,
+    unit: 'ms',
+    ...(isFlags && connections === 16 && { goal: { op: '<', value: 10, issue: 39 } }),
+  });
+  report({
+    case: labels[name],
+    metric: 'server CPU per request',
+    value: r.cpuUs,
+    unit: 'µs',
+    ...(floor && isFlags && { ratio: r.cpuUs / floor.cpuUs, against: labels.static }),
+    ...(floor &&
+      isFlags && { goal: { op: '<=', value: name === 'flags' ? 1.3 : 1.6, issue: 39, on: 'ratio' } }),
+  });
+}
 if (only) {
   await close();
   process.exit(0);
@@ -231,5 +267,21 @@ warmRuns.sort((a, b) => a - b);
 console.log(
   `\nlocal evaluation definitions, ${cold.flags} flags, ${Math.round(cold.bytes / 1024)} KiB: cold (read + render) ${cold.ms.toFixed(1)} ms; cached median ${median(warmRuns).toFixed(1)} ms, max ${warmRuns[warmRuns.length - 1]?.toFixed(1)} ms (30 requests over HTTP)`,
 );
+
+const definitions = `local evaluation definitions, ${cold.flags} flags`;
+report({
+  case: definitions,
+  metric: 'cold',
+  value: cold.ms,
+  unit: 'ms',
+  goal: { op: '<=', value: 50, issue: 39 },
+});
+report({
+  case: definitions,
+  metric: 'cached median',
+  value: median(warmRuns),
+  unit: 'ms',
+  goal: { op: '<=', value: 5, issue: 39 },
+});
 
 await close();

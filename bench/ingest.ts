@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { createDefinitionsCollector } from '../src/domain/definitions/collector.js';
 import { openEventsStore } from '../src/store/events/store.js';
 import { openMetaStore } from '../src/store/meta/db.js';
-import { median, table } from './lib.js';
+import { CHILD_STDIO, median, reporter, table } from './lib.js';
 import { procCpuSeconds, sdkEvent, untilReady } from './sdk-events.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -57,7 +57,7 @@ const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split
 const serverScript = process.env.BENCH_SERVER ?? join(ROOT, 'dist/main.js');
 const child = spawn(process.execPath, [...nodeArgs, serverScript], {
   env: { ...process.env, BURROW_DATA_DIR: server, PORT: String(port), LOG_LEVEL: 'warn' },
-  stdio: 'inherit',
+  stdio: CHILD_STDIO,
 });
 await untilReady(port);
 const token = JSON.parse(readFileSync(join(server, 'bootstrap.json'), 'utf8')).project_api_key as string;
@@ -350,3 +350,43 @@ console.log(
     `(${((observeMicros / ((cpuSeconds / total) * 1e6)) * 100).toFixed(2)}% of the server's CPU per event), ` +
     `${pendingDefinitions} definitions to write in one flush`,
 );
+
+const report = reporter('ingest');
+const what = `POST /batch/ (gzip), ${total} events from ${persons} distinct ids, ${concurrency} in flight`;
+const engine = "the engine's own insert of the same rows";
+report({
+  case: what,
+  metric: 'events/s',
+  value: rate,
+  unit: 'events/s',
+  ratio: rate / rawRate,
+  against: engine,
+  goal: { op: '>=', value: 0.6, issue: 22, on: 'ratio' },
+});
+report({
+  case: what,
+  metric: 'events/s after the first tenth',
+  value: steadyRate,
+  unit: 'events/s',
+  ratio: steadyRate / rawRate,
+  against: engine,
+});
+report({ case: what, metric: 'p50', value: median(latencies), unit: 'ms' });
+report({ case: what, metric: 'p99', value: latencies[Math.floor(latencies.length * 0.99)] ?? 0, unit: 'ms' });
+report({
+  case: what,
+  metric: 'server CPU per event',
+  value: (cpuSeconds / total) * 1e6,
+  unit: 'µs',
+  ratio: cpuSeconds / total / (rawCpuSeconds / stored.length),
+  against: engine,
+});
+report({ case: what, metric: 'peak RSS', value: peakRss, unit: 'MB' });
+report({ case: engine, metric: 'rows/s', value: rawRate, unit: 'rows/s' });
+report({
+  case: 'definitions at ingestion (observe)',
+  metric: 'share of the server CPU per event',
+  value: (observeMicros / ((cpuSeconds / total) * 1e6)) * 100,
+  unit: '%',
+  goal: { op: '<=', value: 5, issue: 17 },
+});

@@ -7,7 +7,7 @@
  */
 
 import { benchArgs, openDataset } from './dataset.js';
-import { interleaved, median, postQuery } from './lib.js';
+import { interleaved, median, postQuery, reporter } from './lib.js';
 
 const { rows: ROWS, runs: RUNS, dir } = benchArgs(5);
 const { team, key, events, url, close } = await openDataset({
@@ -55,6 +55,7 @@ const SUITE: Array<[string, Record<string, unknown>, string]> = [
   ],
 ];
 
+const report = reporter('insights-funnels');
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
 for (const [name, node, sql] of SUITE) {
   const {
@@ -66,6 +67,15 @@ for (const [name, node, sql] of SUITE) {
     () => postQuery(url, team, key, node),
     () => events.queryRows(sql),
   );
+  report({
+    case: `${name}, ${ROWS} events`,
+    metric: 'POST /query median',
+    value: apiMs,
+    unit: 'ms',
+    ratio,
+    against: 'hand-written SQL for the same answer',
+    goal: { op: '<=', value: 1.5, issue: 10, on: 'ratio' },
+  });
   console.log(
     `${name.padEnd(40)} api ${apiMs.toFixed(1).padStart(8)}  hand SQL ${rawMs.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );
@@ -95,4 +105,22 @@ console.log(
   `funnel: wall ${fw.toFixed(0)} ms, CPU ${fc.toFixed(0)} ms; paths: wall ${pw.toFixed(0)} ms, CPU ${pc.toFixed(0)} ms`,
 );
 console.log(`paths / funnel: wall ${(pw / fw).toFixed(2)}, CPU ${(pc / fc).toFixed(2)} (target ≤ 1.5)`);
+report({
+  case: `paths of pageviews against the 4-step funnel, ${ROWS} events`,
+  metric: 'wall median',
+  value: pw,
+  unit: 'ms',
+  ratio: pw / fw,
+  against: 'the funnel, same run',
+  goal: { op: '<=', value: 1.5, issue: 22, on: 'ratio' },
+});
+report({
+  case: `paths of pageviews against the 4-step funnel, ${ROWS} events`,
+  metric: 'CPU median',
+  value: pc,
+  unit: 'ms',
+  ratio: pc / fc,
+  against: 'the funnel, same run',
+  goal: { op: '<=', value: 1.5, issue: 22, on: 'ratio' },
+});
 await close();

@@ -5,7 +5,7 @@
  */
 
 import { benchArgs, openDataset } from './dataset.js';
-import { interleaved, postQuery } from './lib.js';
+import { interleaved, postQuery, reporter } from './lib.js';
 
 const { rows: ROWS, runs: RUNS, dir } = benchArgs(5);
 const { team, key, events, url, close } = await openDataset({ rows: ROWS, dir });
@@ -48,6 +48,7 @@ const SUITE: Array<[string, Record<string, unknown>, string]> = [
   ],
 ];
 
+const report = reporter('insights-trends');
 console.log(`${ROWS} events; ${RUNS} runs each; medians in ms`);
 for (const [name, node, sql] of SUITE) {
   const {
@@ -59,6 +60,15 @@ for (const [name, node, sql] of SUITE) {
     () => postQuery(url, team, key, node),
     () => events.queryRows(sql),
   );
+  report({
+    case: `${name}, ${ROWS} events`,
+    metric: 'POST /query median',
+    value: apiMs,
+    unit: 'ms',
+    ratio,
+    against: 'hand-written SQL for the same answer',
+    goal: { op: '<=', value: 1.5, issue: 10, on: 'ratio' },
+  });
   console.log(
     `${name.padEnd(38)} api ${apiMs.toFixed(1).padStart(8)}  hand SQL ${rawMs.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );

@@ -22,7 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { table } from './lib.js';
+import { CHILD_STDIO, reporter, table } from './lib.js';
+
+const report = reporter('isolation');
 
 const { values } = parseArgs({
   options: {
@@ -62,7 +64,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
       LOG_LEVEL: 'error',
       BATCH_EXPORTS_SCHEDULER: '0',
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: CHILD_STDIO,
   });
   for (let i = 0; i < 600; i++) {
     const up = await fetch(`http://127.0.0.1:${port}/_health`).then(
@@ -197,6 +199,38 @@ async function main() {
         `SELECT 1 < 500 ms: ${Math.max(...loaded.selectMs) < 500 ? 'met' : 'MISSED'}; ` +
         `throughput >= 50%: ${ratio >= 0.5 ? 'met' : 'MISSED'}`,
     );
+    for (const [label, p] of [
+      ['idle', idle],
+      ['B runs 4 heavy queries', loaded],
+    ] as const) {
+      const what = `project A, ${label}`;
+      const underLoad = p === loaded;
+      report({
+        case: what,
+        metric: '/batch/ p99',
+        value: percentile(p.batchMs, 99),
+        unit: 'ms',
+        ...(underLoad && { goal: { op: '<', value: 200, issue: 15 } }),
+      });
+      report({
+        case: what,
+        metric: 'SELECT 1 max',
+        value: Math.max(...p.selectMs),
+        unit: 'ms',
+        ...(underLoad && { goal: { op: '<', value: 500, issue: 15 } }),
+      });
+      report({
+        case: what,
+        metric: 'capture events/s',
+        value: p.events / p.seconds,
+        unit: 'events/s',
+        ...(underLoad && {
+          ratio,
+          against: 'the idle phase',
+          goal: { op: '>=', value: 0.5, issue: 15, on: 'ratio' },
+        }),
+      });
+    }
   } finally {
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
@@ -325,6 +359,24 @@ async function captureFlood() {
       `target: B's p99 under A's flood < 200 ms: ${p99 < 200 && both.bErrors === 0 ? 'met' : 'MISSED'}; ` +
         `A's throughput with B: ${((both.aEvents / (aAlone.aEvents || 1)) * 100).toFixed(0)}% of A alone`,
     );
+    report({
+      case: "project B's one-event /batch/ under A's flood",
+      metric: 'p99',
+      value: p99,
+      unit: 'ms',
+      ratio: p99 / percentile(alone.bMs, 99),
+      against: 'B alone',
+      goal: { op: '<', value: 200, issue: 29 },
+    });
+    report({ case: 'project B alone', metric: 'p99', value: percentile(alone.bMs, 99), unit: 'ms' });
+    report({
+      case: "project A's flood while B captures",
+      metric: 'events/s',
+      value: both.aEvents / both.seconds,
+      unit: 'events/s',
+      ratio: both.aEvents / (aAlone.aEvents || 1),
+      against: 'A alone',
+    });
   } finally {
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));

@@ -1,10 +1,79 @@
-import { spawn } from 'node:child_process';
+import { type StdioOptions, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
+
+/**
+ * `--json`: every bench that reports a figure of BENCHMARKS.md's table prints one JSON object per
+ * result on stdout (`report`), so the table can be checked against a run by a program. The flag is
+ * taken out of `process.argv` when this module loads (imports run before a script's own
+ * `parseArgs`, which would refuse an unknown option), and the human output (`console.log`) goes to
+ * stderr instead, so stdout holds nothing but the results. Without the flag nothing changes.
+ */
+export const JSON_OUTPUT = takeJsonFlag();
+
+function takeJsonFlag(): boolean {
+  const at = process.argv.indexOf('--json', 2);
+  if (at < 0) return false;
+  process.argv.splice(at, 1);
+  console.log = (...args: unknown[]) => console.error(...args);
+  return true;
+}
+
+/** For a child process (a server, a load generator) whose output should stay human: off stdout with `--json`. */
+export const CHILD_STDIO: StdioOptions = JSON_OUTPUT ? ['ignore', 2, 'inherit'] : 'inherit';
+
+/** A goal as BENCHMARKS.md's table states it, e.g. `{ op: '>=', value: 0.6, issue: 22 }` on `ratio`. */
+export interface Goal {
+  op: '<' | '<=' | '>=' | '>';
+  value: number;
+  /** The issue that set it. */
+  issue?: number;
+  /** What the goal is compared with: `value` (the default) or `ratio`. */
+  on?: 'value' | 'ratio';
+}
+
+/** One result of a bench, as `--json` prints it (one line each). */
+export interface BenchResult {
+  /** The script's name without `.ts`, e.g. `ingest`. */
+  bench: string;
+  /** What was measured, e.g. `POST /flags/?v=2 (50 flags, stored person)`. */
+  case: string;
+  /** Which figure of it, e.g. `p99`, `events/s`, `server CPU per request`. */
+  metric: string;
+  value: number;
+  /** `ms`, `µs`, `req/s`, `events/s`, `MB`, `KB`, `%`, `x` (a plain ratio)... */
+  unit: string;
+  /** Against the bench's floor measured in the same run (hello world, the engine, hand SQL...). */
+  ratio?: number;
+  /** What it is measured against, e.g. `the engine's own insert of the same rows`. */
+  against?: string;
+  goal?: Goal;
+  /** Whether `goal` is met by this result (present whenever `goal` is). */
+  met?: boolean;
+}
+
+const compare = (op: Goal['op'], x: number, y: number) =>
+  op === '<' ? x < y : op === '<=' ? x <= y : op === '>=' ? x >= y : x > y;
+
+/**
+ * The reporting function of one bench: with `--json` each call prints a `BenchResult` line on
+ * stdout; without it, nothing (the bench prints its own tables). Non-finite values print as null.
+ */
+export function reporter(bench: string) {
+  return (r: Omit<BenchResult, 'bench' | 'met'>): void => {
+    if (!JSON_OUTPUT) return;
+    const out: BenchResult = { bench, ...r };
+    if (r.goal) {
+      const x = r.goal.on === 'ratio' ? r.ratio : r.value;
+      out.met = x !== undefined && Number.isFinite(x) && compare(r.goal.op, x, r.goal.value);
+    }
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  };
+}
 
 /** The bench server's app, for benches that add their own routes before it listens. */
 type BenchApp = FastifyInstance;

@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, table } from './lib.js';
+import { median, reporter, table } from './lib.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -122,3 +122,19 @@ console.log(
     },
   ]),
 );
+
+const report = reporter('npm-start');
+for (const [label, wall, cpu, goal] of [
+  ['first start', first, firstCpu, 1500],
+  ['restart', restart, restartCpu, 1200],
+] as const) {
+  const what = `\`${values.command}\` to ready, ${label}`;
+  report({
+    case: what,
+    metric: 'median wall',
+    value: median([...wall]),
+    unit: 'ms',
+    goal: { op: '<=', value: goal, issue: 30 },
+  });
+  report({ case: what, metric: 'median CPU of the process group', value: median([...cpu]), unit: 'ms' });
+}

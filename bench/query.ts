@@ -12,7 +12,9 @@ import { compileSelect } from '../src/hogql/compile.js';
 import type { PersonsOnEventsMode } from '../src/hogql/schema/events.js';
 import { materializePersonProperties, pendingMaterializations } from '../src/store/events/person-columns.js';
 import { benchArgs, openDataset } from './dataset.js';
-import { interleaved, median, postQuery } from './lib.js';
+import { interleaved, median, postQuery, reporter } from './lib.js';
+
+const report = reporter('query');
 
 const { rows: ROWS, runs: RUNS, dir } = benchArgs(7);
 const ONLY_PERSONS = process.env.BENCH_ONLY === 'persons';
@@ -111,6 +113,15 @@ for (const [name, hogql] of ONLY_PERSONS ? [] : SUITE) {
     () => events.queryRows(compiled.sql, { params: compiled.params }),
   );
   ratios.push(ratio);
+  report({
+    case: `${name}, ${ROWS} events`,
+    metric: 'POST /query median',
+    value: apiMs,
+    unit: 'ms',
+    ratio,
+    against: 'the same SQL on the engine',
+    goal: { op: '<=', value: 1.1, issue: 6, on: 'ratio' },
+  });
   console.log(
     `${name.padEnd(36)} api ${apiMs.toFixed(1).padStart(8)}  engine ${rawMs.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );
@@ -156,6 +167,15 @@ for (const [i, [name]] of PERSONS.entries()) {
   const kind = name.includes('breakdown') ? 'breakdown' : 'filter';
   const ci = c[i] as number;
   const ratio = (j: number) => (ci / (c[j] as number)).toFixed(2);
+  report({
+    case: `${name}, ${ROWS} events`,
+    metric: 'engine CPU median',
+    value: ci,
+    unit: 'ms',
+    ratio: ci / (c[column[kind]] as number),
+    against: `event-property ${kind} ($browser, column)`,
+    ...(name.includes('pmat_plan') && { goal: { op: '<=', value: 1.5, issue: 22, on: 'ratio' } }),
+  });
   console.log(
     `${name.padEnd(48)} ${(w[i] as number).toFixed(0).padStart(8)} ${ci.toFixed(0).padStart(8)}  ${ratio(json[kind]).padStart(7)}  ${ratio(column[kind]).padStart(8)}`,
   );

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, table } from './lib.js';
+import { median, reporter, table } from './lib.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
@@ -135,3 +135,29 @@ console.log(
     { process: 'engines alone idle', 'RSS MB': median(results.rawRss) },
   ]),
 );
+
+const report = reporter('startup');
+const engines = 'engines alone (chDB + SQLite, one query each)';
+for (const [label, ms] of [
+  ['burrow, first start (bootstrap)', median(results.first)],
+  ['burrow, restart', median(results.restart)],
+] as const) {
+  report({
+    case: label,
+    metric: 'ms to ready',
+    value: ms,
+    unit: 'ms',
+    ratio: ms / raw,
+    against: engines,
+    goal: { op: '<', value: 1500, issue: 2 },
+  });
+}
+report({ case: engines, metric: 'ms to ready', value: raw, unit: 'ms' });
+report({
+  case: 'burrow idle',
+  metric: 'RSS',
+  value: median(results.rss),
+  unit: 'MB',
+  goal: { op: '<', value: 350, issue: 20 },
+});
+report({ case: 'engines alone idle', metric: 'RSS', value: median(results.rawRss), unit: 'MB' });
