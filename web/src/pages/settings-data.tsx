@@ -75,7 +75,9 @@ export function DataRetention() {
           Older data disappears from every query as soon as you save, and is deleted from disk within the
           hour. Deleted data does not come back.
         </p>
-        <form class="form" onSubmit={submit}>
+        {/* Uncontrolled fields: a re-render (the disk table arriving) must not undo what is being
+            typed; the key starts them afresh when the saved values change. */}
+        <form class="form" onSubmit={submit} key={`${days ?? ''}-${period}`}>
           <label>
             Keep events for (days; empty keeps everything)
             <input
@@ -84,15 +86,15 @@ export function DataRetention() {
               min={1}
               max={36500}
               step={1}
-              value={days ?? ''}
+              defaultValue={days === null || days === undefined ? '' : String(days)}
               inputMode="numeric"
             />
           </label>
           <label>
             Keep recordings for
-            <select name="recordings" value={period}>
+            <select name="recordings">
               {RECORDING_PERIODS.map(([value, label]) => (
-                <option key={value} value={value}>
+                <option key={value} value={value} selected={value === period}>
                   {label}
                 </option>
               ))}
