@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calculatedCohort, personIs } from '../helpers/cohorts.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { DATASET_NOW, fails, run, sendDataset } from '../helpers/insights-dataset.js';
 
@@ -12,28 +13,7 @@ let project: number;
 let gold: number;
 let firstTwo: number;
 
-const personIs = (key: string, value: unknown) => ({
-  properties: {
-    type: 'OR',
-    values: [{ type: 'AND', values: [{ key, value, type: 'person', operator: 'exact' }] }],
-  },
-});
-
-async function cohort(name: string, filters: unknown): Promise<number> {
-  const res = await h.request('POST', `/api/projects/${project}/cohorts/`, { body: { name, filters } });
-  expect(res.statusCode).toBe(201);
-  const id = (res.json() as { id: number }).id;
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const c = (await h.request('GET', `/api/projects/${project}/cohorts/${id}/`)).json() as {
-      last_calculation: string | null;
-      is_calculating: boolean;
-    };
-    if (c.last_calculation && !c.is_calculating) return id;
-    if (Date.now() > deadline) throw new Error(`cohort ${id} not calculated`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const cohort = (name: string, filters: unknown) => calculatedCohort(h, project, name, filters);
 
 beforeAll(async () => {
   h = await startHarness({}, { now: () => DATASET_NOW });
