@@ -41,12 +41,7 @@ describe.skipIf(backend === 'postgres')('the local backup route refuses everyone
 
   it('answers malformed bodies and bad targets with a 400 naming the field', async () => {
     const auth = { authorization: `Bearer ${token}` };
-    for (const body of [
-      {},
-      { dir: '' },
-      { dir: 5 },
-      { dir: 'x'.repeat(5000) },
-    ]) {
+    for (const body of [{}, { dir: '' }, { dir: 5 }, { dir: 'x'.repeat(5000) }]) {
       const res = await post(body, auth);
       expect(res.statusCode, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(res.json()).toMatchObject({ type: 'validation_error' });
