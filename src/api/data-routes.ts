@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { scheduleCohortRecalculation } from '../domain/cohorts/cohorts.js';
+import { startDeletionWorker } from '../domain/data-lifecycle/person-deletions.js';
 import { scheduleRetention } from '../domain/data-lifecycle/retention-job.js';
 import type { IngestPipeline } from '../domain/ingest/pipeline.js';
 import type { Bus } from '../store/shared/bus.js';
 import { cohortRoutes } from './cohorts.js';
 import type { ApiOptions } from './context.js';
+import { dataDeletionRoutes } from './data-deletions.js';
 import { definitionRoutes } from './definitions.js';
 import { eventRoutes } from './events.js';
 import { groupRoutes } from './groups.js';
@@ -29,7 +31,14 @@ export async function dataRoutes(
     pipeline.forget(teamId, ids);
     if (ids.length) await bus.publish(PERSONS_DELETED, { team: teamId, ids });
   };
-  await app.register(personRoutes, { ...api, forgetDistinctIds });
+  // Persons' events and recordings are deleted in the background (docs/persons-and-data.md).
+  const deletions = startDeletionWorker(api.deps, {
+    pollMs: 5_000,
+    onError: (err) => app.log.error({ err }, 'background deletion failed'),
+  });
+  app.addHook('onClose', deletions.stop);
+  await app.register(personRoutes, { ...api, forgetDistinctIds, wakeDeletions: deletions.wake });
+  await app.register(dataDeletionRoutes, api);
   await app.register(eventRoutes, api);
   await app.register(definitionRoutes, api);
   await app.register(groupRoutes, api);

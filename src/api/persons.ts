@@ -8,6 +8,7 @@ import {
   MAX_BULK_DELETE,
   personPropertyValues,
   personsForBulkDelete,
+  queuePersonDataDeletion,
 } from '../domain/persons/persons.js';
 import { scope } from '../domain/scopes.js';
 import { validationError } from '../errors.js';
@@ -38,7 +39,9 @@ const MAX_KEY = 400;
 
 export const personRoutes: ApiPlugin<{
   forgetDistinctIds: (teamId: number, ids: string[]) => Promise<void>;
-}> = async (app, { deps, forgetDistinctIds }) => {
+  /** Tells the background deletion worker that a deletion was queued. */
+  wakeDeletions: () => void;
+}> = async (app, { deps, forgetDistinctIds, wakeDeletions }) => {
   for (const prefix of PROJECT_PREFIXES) {
     const base = `${prefix}persons/`;
     const item = `${base}:id/`;
@@ -107,10 +110,11 @@ export const personRoutes: ApiPlugin<{
       async (request, reply) => {
         const access = projectAccessOf(request);
         const persons = await personsForBulkDelete(deps, access, request.body);
-        const freed = await deletePersons(deps, access, persons, {
+        const { distinctIds, deletion } = await deletePersons(deps, access, persons, {
           deleteEvents: request.body.delete_events === true,
         });
-        await forgetDistinctIds(access.team.id, freed);
+        await forgetDistinctIds(access.team.id, distinctIds);
+        if (deletion) wakeDeletions();
         return reply.code(202).send(null);
       },
     );
@@ -210,12 +214,41 @@ export const personRoutes: ApiPlugin<{
       async (request, reply) => {
         const access = projectAccessOf(request);
         const person = await getPerson(deps, access, request.params.id);
-        const freed = await deletePersons(deps, access, [person], {
+        const { distinctIds, deletion } = await deletePersons(deps, access, [person], {
           deleteEvents: request.query.delete_events === true,
         });
-        await forgetDistinctIds(access.team.id, freed);
+        await forgetDistinctIds(access.team.id, distinctIds);
+        if (deletion) wakeDeletions();
         return reply.code(204).send(null);
       },
     );
+
+    for (const [action, scope] of [
+      ['delete_events', 'events'],
+      ['delete_recordings', 'recordings'],
+    ] as const) {
+      app.post(
+        `${item}${action}/`,
+        {
+          config: { scope: write },
+          schema: {
+            tags,
+            summary:
+              scope === 'events'
+                ? "Queue the deletion of the person's events, sessions and recordings; the person stays"
+                : "Queue the deletion of the person's recordings; the person stays",
+            params: PersonIdParams,
+            response: { 202: Type.Null() },
+          },
+        },
+        async (request, reply) => {
+          const access = projectAccessOf(request);
+          const person = await getPerson(deps, access, request.params.id);
+          await queuePersonDataDeletion(deps, access, person, scope);
+          wakeDeletions();
+          return reply.code(202).send(null);
+        },
+      );
+    }
   }
 };

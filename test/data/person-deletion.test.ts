@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settledDeletions } from '../helpers/deletions.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { capture, otherProject, type RawEvent, uuid } from '../helpers/query-lists.js';
 import { sendRecordings } from '../helpers/recordings.js';
@@ -91,6 +92,16 @@ describe('person deletion with delete_events', () => {
 
     const res = await h.request('DELETE', `/api/projects/${project}/persons/${dora?.id}/?delete_events=true`);
     expect(res.statusCode).toBe(204);
+    // The person is gone at once; its data goes in the background, with progress to read.
+    expect(await count('person', `id = '${dora?.id}'`)).toBe(0);
+    const [deletion] = await settledDeletions(h, project);
+    expect(deletion).toMatchObject({ scope: 'events', status: 'done', persons: 1, progress: 1, error: null });
+    expect(deletion?.steps).toEqual([
+      { table: 'session_replay_snapshots', rows: expect.any(Number), done: true },
+      { table: 'session_replay_events', rows: expect.any(Number), done: true },
+      { table: 'sessions', rows: 2, done: true },
+      { table: 'events', rows: 3, done: true },
+    ]);
 
     expect(await count('events', "distinct_id IN ('dora', 'anon-d')")).toBe(0);
     expect(await count('sessions', "session_id IN ('sess-d1', 'sess-d2')")).toBe(0);
@@ -112,6 +123,7 @@ describe('person deletion with delete_events', () => {
     };
     const url = `/api/projects/${project}/persons/${eve.results[0]?.id}/?delete_events=true`;
     expect((await h.request('DELETE', url)).statusCode).toBe(204);
+    await settledDeletions(h, project);
     const again = await h.request('DELETE', url);
     expect(again.statusCode).toBe(404);
     expect(again.json()).toMatchObject({ type: 'invalid_request', code: 'not_found' });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settledDeletions } from '../helpers/deletions.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { capture, ok, otherProject, type RawEvent, uuid } from '../helpers/query-lists.js';
 
@@ -130,6 +131,7 @@ describe('changing and deleting persons', () => {
     const bob = (await byDistinct('bob')) as P;
     const res = await h.request('DELETE', `/api/projects/${project}/persons/${bob.id}/?delete_events=true`);
     expect(res.statusCode).toBe(204);
+    await settledDeletions(h, project);
     expect((await h.request('GET', `/api/projects/${project}/persons/${bob.id}/`)).statusCode).toBe(404);
     const meta = await h.stores.meta.db
       .selectFrom('person_distinct_ids')

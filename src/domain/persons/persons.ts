@@ -1,5 +1,6 @@
 import { notFound, validationError } from '../../errors.js';
 import { and, compare, constant, type Expr, field } from '../../hogql/ast.js';
+import type { AsyncDeletion, DeletionScope } from '../../store/meta/async-deletions.js';
 import {
   deletePersonsById,
   type PersonWithIds,
@@ -8,6 +9,7 @@ import {
   setPersonProperties,
 } from '../../store/meta/person-admin.js';
 import type { ProjectAccess } from '../access.js';
+import { queuePersonDeletion } from '../data-lifecycle/person-deletions.js';
 import type { Deps } from '../deps.js';
 import { isUuid } from '../ids.js';
 import { chTime } from '../ingest/rows.js';
@@ -155,19 +157,30 @@ export async function changeProperties(
 /**
  * Deletes persons from both stores: metadata rows (person and distinct ids) first, then the
  * analytics rows (lightweight deletes, applied at once for readers; parts are rewritten in the
- * background), optionally with their events. A later event with one of the distinct ids makes a
- * new person, since nothing maps it any more. Returns the distinct ids freed.
+ * background). Their events, sessions and recordings (`deleteEvents`) are queued for the
+ * background worker (data-lifecycle/person-deletions.ts), as PostHog queues an AsyncDeletion. A
+ * later event with one of the distinct ids makes a new person, since nothing maps it any more.
  */
 export async function deletePersons(
   deps: Deps,
   access: ProjectAccess,
   persons: PersonWithIds[],
   options: { deleteEvents: boolean },
-): Promise<string[]> {
-  if (persons.length === 0) return [];
+): Promise<{ distinctIds: string[]; deletion: AsyncDeletion | null }> {
+  if (persons.length === 0) return { distinctIds: [], deletion: null };
   const teamId = access.team.id;
   const ids = persons.map((p) => p.id);
   const distinctIds = persons.flatMap((p) => p.distinctIds);
+  // Queued first: once the metadata rows are gone nothing else remembers whose events these are.
+  const deletion = options.deleteEvents
+    ? await queuePersonDeletion(deps, {
+        teamId,
+        scope: 'events',
+        personIds: ids,
+        distinctIds,
+        userId: access.membership.userId,
+      })
+    : null;
   await deletePersonsById(deps.meta, teamId, ids);
   const params = { team: teamId, ids, dids: distinctIds };
   await deps.events.command(
@@ -184,46 +197,23 @@ export async function deletePersons(
     `DELETE FROM ${deps.events.table('cohort_people')} WHERE team_id = {team:Int64} AND person_id IN {ids:Array(UUID)}`,
     { params },
   );
-  if (options.deleteEvents) await deletePersonsData(deps, teamId, params);
-  return distinctIds;
+  return { distinctIds, deletion };
 }
 
-/** Sessions a deletion looks up at most per request (1 000 persons × their sessions). */
-const MAX_SESSIONS = 100_000;
-
-/**
- * `delete_events`: the persons' events, by person id and by any of their distinct ids (events
- * written before a merge carry the other person's id), the sessions those events made, and the
- * recordings of those sessions or of their distinct ids.
- */
-async function deletePersonsData(
+/** PostHog's `delete_events` / `delete_recordings` actions: the person stays, its data is queued. */
+export async function queuePersonDataDeletion(
   deps: Deps,
-  teamId: number,
-  params: { team: number; ids: string[]; dids: string[] },
-): Promise<void> {
-  const t = (name: string) => deps.events.table(name);
-  const mine =
-    'team_id = {team:Int64} AND (person_id IN {ids:Array(UUID)} OR distinct_id IN {dids:Array(String)})';
-  const fromEvents = await deps.events.query<{ s: string }>(
-    `SELECT DISTINCT \`$session_id\` AS s FROM ${t('events')} WHERE ${mine} AND \`$session_id\` != '' LIMIT ${MAX_SESSIONS}`,
-    { params },
-  );
-  const fromReplays = params.dids.length
-    ? await deps.events.query<{ s: string }>(
-        `SELECT DISTINCT session_id AS s FROM ${t('session_replay_events')} WHERE team_id = {team:Int64} AND distinct_id IN {dids:Array(String)} LIMIT ${MAX_SESSIONS}`,
-        { params },
-      )
-    : [];
-  const sessions = [...new Set([...fromEvents, ...fromReplays].map((r) => r.s))];
-  await deps.events.command(`DELETE FROM ${t('events')} WHERE ${mine}`, { params });
-  if (sessions.length === 0) return;
-  const bySession = { team: teamId, sessions };
-  for (const table of ['sessions', 'session_replay_events', 'session_replay_snapshots']) {
-    await deps.events.command(
-      `DELETE FROM ${t(table)} WHERE team_id = {team:Int64} AND session_id IN {sessions:Array(String)}`,
-      { params: bySession },
-    );
-  }
+  access: ProjectAccess,
+  person: PersonWithIds,
+  scope: DeletionScope,
+): Promise<AsyncDeletion> {
+  return queuePersonDeletion(deps, {
+    teamId: access.team.id,
+    scope,
+    personIds: [person.id],
+    distinctIds: person.distinctIds,
+    userId: access.membership.userId,
+  });
 }
 
 export const MAX_BULK_DELETE = 1000;
