@@ -29,8 +29,9 @@ const MAX_SESSIONS = 100_000;
 const CHUNK = 10_000;
 const LEASE_MS = 5 * 60_000;
 /**
- * By distinct id, only events stored before the deletion was asked for: a distinct id is free
- * again once its person is gone, and a new person's events under it must stay.
+ * Only events stored before the deletion was asked for: a distinct id is free again once its
+ * person is gone, and a new person's events under it must stay; a person kept (`delete_events/`)
+ * keeps what it does afterwards.
  */
 const BEFORE = "inserted_at <= toDateTime64({before:String}, 6, 'UTC')";
 /** An ISO time as the engine parses it, to the millisecond. */
@@ -74,7 +75,7 @@ async function sessionsOf(deps: Deps, d: AsyncDeletion): Promise<string[]> {
     const rows = await deps.events.query<{ s: string }>(
       `SELECT DISTINCT \`$session_id\` AS s FROM ${t('events')}
        WHERE team_id = {team:Int64} AND \`$session_id\` != ''
-         AND (person_id IN {ids:Array(UUID)} OR (distinct_id IN {dids:Array(String)} AND ${BEFORE}))
+         AND (person_id IN {ids:Array(UUID)} OR distinct_id IN {dids:Array(String)}) AND ${BEFORE}
        LIMIT ${MAX_SESSIONS}`,
       { params },
     );
@@ -101,7 +102,7 @@ async function deleteFrom(deps: Deps, d: AsyncDeletion, table: string, sessions:
   const families: Array<{ where: string; values: string[] }> =
     table === 'events'
       ? [
-          { where: 'person_id IN {v:Array(UUID)}', values: d.personIds },
+          { where: `person_id IN {v:Array(UUID)} AND ${BEFORE}`, values: d.personIds },
           { where: `distinct_id IN {v:Array(String)} AND ${BEFORE}`, values: d.distinctIds },
         ]
       : [{ where: 'session_id IN {v:Array(String)}', values: sessions }];
