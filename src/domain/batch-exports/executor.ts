@@ -2,6 +2,8 @@ import { scopedEvents } from '../../store/events/scoped.js';
 import { type RunOutcome, renewLease, settleRun } from '../../store/meta/batch-export-leases.js';
 import type { RunRecord } from '../../store/meta/batch-export-runs.js';
 import { type BatchExportRecord, findBatchExport } from '../../store/meta/batch-exports.js';
+import { findTeam } from '../../store/meta/teams.js';
+import { eventsSinceFor } from '../data-lifecycle/retention.js';
 import type { ExportDeps } from './deps.js';
 import { withDefaults } from './destinations/config.js';
 import { PermanentError } from './destinations/types.js';
@@ -62,10 +64,12 @@ export async function executeRun(
     const destination = deps.destinations[exp.destinationType as DestinationType];
     if (!destination) throw new PermanentError(`Destination ${exp.destinationType} is not available`);
     const config = withDefaults(fullConfig(deps, exp), destination.fields);
+    const team = await findTeam(deps.meta, exp.teamId);
     const scope = {
       filters: (exp.filters ?? []) as PropertyFilter[],
       includeEvents: strings(config.include_events),
       excludeEvents: strings(config.exclude_events),
+      eventsSince: eventsSinceFor(team?.settings, deps.now()),
     };
     const window = { start: run.dataIntervalStart, end: run.dataIntervalEnd };
     const { source, schema } = await exportSource(

@@ -16,6 +16,7 @@ export interface EventsSelection {
   filters: PropertyFilter[];
   includeEvents: string[];
   excludeEvents: string[];
+  eventsSince?: string | undefined;
 }
 
 /**
@@ -34,6 +35,7 @@ export function eventsSource(
     'e.team_id = {team:Int64}',
     ...(window.start ? ["e.inserted_at >= {start:DateTime64(6, 'UTC')}"] : []),
     "e.inserted_at < {end:DateTime64(6, 'UTC')}",
+    ...(sel.eventsSince ? ["e.timestamp >= toDateTime64({since:String}, 6, 'UTC')"] : []),
     ...(sel.includeEvents.length > 0 ? ['e.event IN {include:Array(String)}'] : []),
     ...(sel.excludeEvents.length > 0 ? ['e.event NOT IN {exclude:Array(String)}'] : []),
     filter.sql,
@@ -44,6 +46,7 @@ export function eventsSource(
     end: chTime(window.end),
     include: sel.includeEvents,
     exclude: sel.excludeEvents,
+    since: sel.eventsSince,
   };
   if (window.start) params.start = chTime(window.start);
   const table = store.table('events');

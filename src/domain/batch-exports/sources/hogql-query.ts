@@ -14,6 +14,8 @@ export interface QueryScope {
   filters: PropertyFilter[];
   includeEvents: string[];
   excludeEvents: string[];
+  /** The project's retention cut (engine time): older events are not exported, even before the job deletes them. */
+  eventsSince?: string | undefined;
 }
 
 /** Hidden columns of a row query: where the next page resumes. */

@@ -39,6 +39,7 @@ export function hogqlSource(
         personColumns: store.personColumns,
         defaultLimit: null,
         limits: ASYNC_LIMITS,
+        eventsSince: spec.eventsSince,
       });
     } catch (error) {
       if (isExposed(error)) throw new PermanentError(`Invalid HogQL query: ${error.message}`);

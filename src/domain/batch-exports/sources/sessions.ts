@@ -14,6 +14,7 @@ export function sessionsSource(
   teamId: number,
   window: SourceWindow,
   pageRows: number,
+  eventsSince?: string,
 ): Source {
   const sessions = store.table('sessions');
   const touched = [
@@ -24,8 +25,10 @@ export function sessionsSource(
   const latestInWindow = [
     ...(window.start ? ["max(s.max_inserted_at) >= {start:DateTime64(6, 'UTC')}"] : []),
     "max(s.max_inserted_at) < {end:DateTime64(6, 'UTC')}",
+    // A session is gone with its last event when the project's retention cut passes it.
+    ...(eventsSince ? ["max(s.max_timestamp) >= toDateTime64({since:String}, 6, 'UTC')"] : []),
   ].join(' AND ');
-  const params: Record<string, unknown> = { team: teamId, end: chTime(window.end) };
+  const params: Record<string, unknown> = { team: teamId, end: chTime(window.end), since: eventsSince };
   if (window.start) params.start = chTime(window.start);
   const base = (extra: string) =>
     `FROM ${sessions} AS s

@@ -27,6 +27,7 @@ export interface SourceSpec {
   filters: PropertyFilter[];
   includeEvents: string[];
   excludeEvents: string[];
+  eventsSince?: string | undefined;
 }
 
 export function openSource(
@@ -41,7 +42,7 @@ export function openSource(
     case 'persons':
       return personsSource(store, spec.teamId, window, pageRows);
     case 'sessions':
-      return sessionsSource(store, spec.teamId, window, pageRows);
+      return sessionsSource(store, spec.teamId, window, pageRows, spec.eventsSince);
   }
 }
 
