@@ -87,4 +87,33 @@ describe.skipIf(!hasChromium)(`console data settings in headless Chromium (${bac
       .toBeGreaterThan(0);
     await context.close();
   }, 120_000);
+
+  it('lists a person deletion running in the background until it is done', async () => {
+    await capture(h, h.boot.project_api_key, h.boot.project_id, [
+      { event: '$pageview', distinct_id: 'gone', uuid: uuid(), timestamp: new Date().toISOString() },
+    ]);
+    const list = await h.request('GET', `/api/projects/${h.boot.project_id}/persons/?distinct_id=gone`);
+    const id = (list.json() as { results: Array<{ id: string }> }).results[0]?.id;
+    const del = await h.request(
+      'DELETE',
+      `/api/projects/${h.boot.project_id}/persons/${id}/?delete_events=true`,
+    );
+    expect(del.statusCode).toBe(204);
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 }, colorScheme: 'dark' });
+    const page = await context.newPage();
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${base}/`);
+    await page.goto(`${base}/settings/data`);
+    const section = page.getByRole('region', { name: 'Deletions' });
+    const row = section.getByRole('row', { name: /Events and recordings of 1 person/ });
+    await expect.poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.getByText('Done').count(), { timeout: 20_000 }).toBe(1);
+    expect(await row.getByRole('progressbar').getAttribute('value')).toBe('1');
+    await page.screenshot({ path: join(SHOTS, 'deletions-390-dark.png'), fullPage: true });
+    await context.close();
+  }, 60_000);
 });

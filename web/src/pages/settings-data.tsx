@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Team } from '../api';
 import { ErrorNote } from '../components/error-note';
 import { useResource } from '../components/use-resource';
@@ -32,6 +32,81 @@ const bytes = (n: number) => {
   }
   return `${v.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 };
+
+interface Deletion {
+  id: number;
+  scope: 'events' | 'recordings';
+  status: 'queued' | 'running' | 'done' | 'failed';
+  persons: number;
+  progress: number;
+  rows_deleted: number;
+  error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+const STATUS: Record<Deletion['status'], string> = {
+  queued: 'Waiting',
+  running: 'Deleting',
+  done: 'Done',
+  failed: 'Failed',
+};
+
+/** Persons' data being deleted in the background, refreshed while any is unfinished. */
+function Deletions() {
+  const { team } = useSession();
+  const list = useResource<{ count: number; results: Deletion[] }>(
+    `/api/projects/${team.id}/data_deletions/?limit=20`,
+  );
+  const busy = list.data?.results.some((d) => d.status === 'queued' || d.status === 'running') ?? false;
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => void list.reload(), 2000);
+    return () => clearInterval(timer);
+  }, [busy, list.reload]);
+  if (list.error !== null) return <ErrorNote error={list.error} />;
+  if (!list.data || list.data.count === 0) return null;
+  return (
+    <section class="card" aria-labelledby="deletions-title">
+      <h2 id="deletions-title">Deletions</h2>
+      <p class="muted">
+        Events and recordings of deleted persons are removed in the background. Anything captured after the
+        request is kept.
+      </p>
+      <table class="simple stack">
+        <thead>
+          <tr>
+            <th scope="col">Asked</th>
+            <th scope="col">What</th>
+            <th scope="col">Progress</th>
+            <th scope="col" class="num">
+              Rows deleted
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.data.results.map((d) => (
+            <tr key={d.id}>
+              <td data-label="Asked">{new Date(d.created_at).toLocaleString()}</td>
+              <td class="wrap">
+                {d.scope === 'events' ? 'Events and recordings' : 'Recordings'} of {d.persons}{' '}
+                {d.persons === 1 ? 'person' : 'persons'}
+              </td>
+              <td data-label="Progress">
+                <progress value={d.progress} max={1} aria-label={`Deletion ${d.id}`} />{' '}
+                <span>{STATUS[d.status]}</span>
+                {d.error && <span class="muted"> · {d.error}</span>}
+              </td>
+              <td class="num" data-label="Rows deleted">
+                {d.rows_deleted.toLocaleString()}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
 
 const RECORDING_PERIODS: Array<[string, string]> = [
   ['', 'Keep for ever'],
@@ -151,6 +226,7 @@ export function DataRetention() {
           </>
         )}
       </section>
+      <Deletions />
     </>
   );
 }
