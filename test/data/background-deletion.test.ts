@@ -143,6 +143,26 @@ describe('background person deletion', () => {
     expect(res.json()).toMatchObject({ status: 'failed', attempts: 5 } satisfies Partial<DeletionView>);
   });
 
+  it('makes cached query results computed before it stale', async () => {
+    await capture(h, h.boot.project_api_key, project, [ev('cached-ev', 'cache-1'), ev('cached-ev', 'cache-2')]);
+    const ask = async () => {
+      const res = await h.request('POST', `/api/projects/${project}/query/`, {
+        body: {
+          query: { kind: 'HogQLQuery', query: "SELECT count() FROM events WHERE event = 'cached-ev'" },
+          refresh: 'blocking',
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { results: unknown[][]; is_cached: boolean };
+    };
+    expect((await ask()).results).toEqual([[2]]);
+    expect(await ask()).toMatchObject({ is_cached: true, results: [[2]] });
+    const person = await personOf('cache-1');
+    await h.request('DELETE', `/api/projects/${project}/persons/${person?.id}/?delete_events=true`);
+    await settledDeletions(h, project);
+    expect(await ask()).toMatchObject({ is_cached: false, results: [[1]] });
+  });
+
   it('shows a project only its own deletions', async () => {
     const other = await otherProject(h);
     const mine = (await h.request('GET', `/api/projects/${project}/data_deletions/`)).json() as {

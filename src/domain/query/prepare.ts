@@ -1,5 +1,6 @@
 import { ApiError, validationError } from '../../errors.js';
 import type { AnyProperties } from '../../hogql/property-filters.js';
+import { lastDeletionFinished } from '../../store/meta/async-deletions.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import { resolveActions } from '../actions/resolve.js';
 import { eventsSinceFor } from '../data-lifecycle/retention.js';
@@ -147,6 +148,8 @@ export async function prepareQuery(
     throw queryError(err, path);
   }
   const runner = runnerFor(node.kind);
+  // A finished deletion of persons' data changes past answers, which no watermark covers.
+  const deletedAt = await lastDeletionFinished(deps.meta, team.id);
   return {
     node,
     cacheKeyExtra: {
@@ -161,6 +164,7 @@ export async function prepareQuery(
       ...(eventsSinceFor(team.settings, deps.now())
         ? { events_since: eventsSinceFor(team.settings, deps.now()) }
         : {}),
+      ...(deletedAt ? { data_deleted_at: deletedAt } : {}),
       // What the runner's answer reads from the metadata store (error tracking's issues).
       ...(runner.metaState ? { meta_state: await runner.metaState(deps, team.id) } : {}),
     },

@@ -231,3 +231,14 @@ export async function settleDeletion(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** When the project's latest finished deletion ended (ISO), or null: part of its queries' cache keys. */
+export async function lastDeletionFinished(db: MetaDb, teamId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('async_deletions')
+    .select((eb) => eb.fn.max('finished_at').as('at'))
+    .where('team_id', '=', teamId)
+    .where('status', '=', 'done')
+    .executeTakeFirst();
+  return row?.at ? isoOrNull(row.at as Date | string) : null;
+}
