@@ -90,14 +90,20 @@ export function createGeoStep(load: () => Promise<GeoLookup | null>): GeoStep {
     last = hit;
     return hit;
   };
+  // Until the database is loaded every request is checked for an address worth loading it for;
+  // traffic from private addresses (an intranet, a proxy that hides clients) repeats one address,
+  // and BlockList allocates on each check, so the last answer is kept.
+  let lastChecked = '';
+  let lastLocatable = false;
   const wanted = (e: CaptureEvent) => {
     const ip = e.properties.$ip;
-    return (
-      typeof ip === 'string' &&
-      e.properties.$geoip_disable !== true &&
-      e.event !== '$snapshot' &&
-      locatable(ip)
-    );
+    if (typeof ip !== 'string' || e.properties.$geoip_disable === true || e.event === '$snapshot')
+      return false;
+    if (ip !== lastChecked) {
+      lastChecked = ip;
+      lastLocatable = locatable(ip);
+    }
+    return lastLocatable;
   };
   const apply = (events: CaptureEvent[]) => {
     for (const e of events) {
