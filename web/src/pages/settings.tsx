@@ -33,14 +33,20 @@ function Project() {
   return (
     <section class="card">
       <h2>Project</h2>
-      <form class="form" onSubmit={submit}>
+      {/* Uncontrolled fields: a re-render (the session refreshing the project) must not undo what
+          is being typed; the key starts them afresh when the saved values change. */}
+      <form
+        class="form"
+        onSubmit={submit}
+        key={`${team.name}\u0000${team.timezone}\u0000${team.session_recording_opt_in}`}
+      >
         <label>
           Name
-          <input name="name" required value={team.name} maxLength={200} />
+          <input name="name" required defaultValue={team.name} maxLength={200} />
         </label>
         <label>
           Time zone
-          <input name="timezone" required value={team.timezone} list="timezones" />
+          <input name="timezone" required defaultValue={team.timezone} list="timezones" />
           <datalist id="timezones">
             {Intl.supportedValuesOf?.('timeZone').map((tz) => (
               <option key={tz} value={tz} />
@@ -48,8 +54,8 @@ function Project() {
           </datalist>
         </label>
         <label class="check">
-          <input name="recording" type="checkbox" checked={team.session_recording_opt_in} /> Record sessions
-          (posthog-js starts recording on its next page load)
+          <input name="recording" type="checkbox" defaultChecked={team.session_recording_opt_in} /> Record
+          sessions (posthog-js starts recording on its next page load)
         </label>
         <label>
           Project token (public, for SDKs)
