@@ -211,6 +211,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
         symbolicate: createSymbolicator({ meta: deps.meta, dataDir: config.dataDir, now: deps.now }),
       }),
       geoip,
+      // Shared person transactions: SQLite has one connection; the pool has 10, leave some free.
+      personConcurrency: options.meta.dialect.name === 'postgres' ? 6 : 1,
     },
     {
       maxRows: config.ingestBatchRows,

@@ -16,8 +16,9 @@ import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-
 import { TABLES } from './journal-entry.js';
 import { INSERT_TURN } from './journal-sink.js';
 import { PersonCache } from './person-cache.js';
+import { createPersonGroup, GroupRolledBack } from './person-group.js';
 import { preparePersonMode } from './personless.js';
-import { emptyChanges, type PersonEnrichment, processPersons } from './persons.js';
+import { emptyChanges, type PersonEnrichment } from './persons.js';
 import { RecentUuids } from './recent-uuids.js';
 import { isSnapshot, replayRows } from './replay.js';
 import { type CaptureEvent, chTime, eventLine, rowsIn, type WriteSet, writeSet } from './rows.js';
@@ -44,7 +45,15 @@ export interface IngestDeps {
   exceptions?: ExceptionStep | undefined;
   /** `$geoip_*` from each event's `$ip` (none: no GeoIP). */
   geoip?: GeoStep | undefined;
+  /**
+   * Person transactions shared by concurrent requests that may run at once (person-group.ts):
+   * 1 (the default) for SQLite's one connection; a PostgreSQL pool can overlap several.
+   */
+  personConcurrency?: number | undefined;
 }
+
+/** Events one shared person transaction takes at most: about 16 requests of 100. */
+const PERSON_GROUP_EVENTS = 1600;
 
 /**
  * One insert per table for everything gathered; events go as the lines requests encoded. Tests and
@@ -90,11 +99,16 @@ function isConflict(error: unknown): boolean {
 export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptions) {
   const commit: IngestSink = deps.sink ?? directSink(deps.events, options);
   const cache = new PersonCache();
+  const persons = createPersonGroup(deps.meta, cache, {
+    maxEvents: PERSON_GROUP_EVENTS,
+    concurrency: deps.personConcurrency ?? 1,
+  });
   const recent = new RecentUuids();
   const applyCost = deps.cost ?? createCostStep({ prices: createPriceBook() });
   const applyExceptions = deps.exceptions ?? createExceptionStep({ meta: deps.meta, now: deps.now });
 
   async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
+    let alone = false;
     for (let attempt = 1; ; attempt++) {
       const changes = emptyChanges();
       const now = chTime(deps.now().toISOString());
@@ -112,20 +126,26 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
           );
           return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
         }
-        const persons = await deps.meta
-          .transaction()
-          .execute((trx) => processPersons(trx, team.id, changes, cache, plain));
+        const enriched = alone
+          ? await persons.alone(team.id, changes, plain)
+          : await persons.process(team.id, changes, plain);
         // Encoded after the commit: the transaction (SQLite's one connection, or PostgreSQL's row
         // locks) is held for the person work alone. The columns are copies, taken in order.
         const rows = await joinInSlices(
           plain,
-          (e, i) => eventLine(team.id, e, persons[i] as PersonEnrichment, now),
+          (e, i) => eventLine(team.id, e, enriched[i] as PersonEnrichment, now),
           team.id,
         );
         return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
       } catch (error) {
         // The transaction rolled back: nothing this request read or wrote may stay cached.
         cache.forget(team.id, changes.seen);
+        if (error instanceof GroupRolledBack) {
+          // Another request's failure, or this one's: find out alone, without using up an attempt.
+          attempt--;
+          alone = true;
+          continue;
+        }
         if (attempt >= 3 || !isConflict(error)) throw error;
       }
     }
