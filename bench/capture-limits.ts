@@ -12,6 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { CHILD_STDIO, reporter } from './lib.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -33,7 +34,7 @@ const port = 19_000 + Math.floor(Math.random() * 1000);
 const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
 const child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_SERVER ?? join(ROOT, 'dist/main.js')], {
   env: { ...process.env, BURROW_DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'warn' },
-  stdio: 'inherit',
+  stdio: CHILD_STDIO,
 });
 const base = `http://127.0.0.1:${port}`;
 for (;;) {
@@ -151,7 +152,34 @@ console.log(
 console.log(
   `300 000-event body (${attack.length} bytes gzip): ${attackRes.status} in ${attackMs.toFixed(0)} ms; /_health ${summary(attackHealth)}`,
 );
-console.log(`server RSS peak: ${rssPeakMb()} MB`);
+const rssPeak = rssPeakMb();
+console.log(`server RSS peak: ${rssPeak} MB`);
+
+const report = reporter('capture-limits');
+const sorted = (latencies: number[]) => [...latencies].sort((a, b) => a - b);
+const loadedSorted = sorted(underLoad);
+const loadedCase = `/_health while ${clients} clients send the largest accepted /batch/ bodies (${perRequest} events)`;
+report({ case: '/_health idle', metric: 'p99', value: pct(sorted(idle), 0.99), unit: 'ms' });
+report({ case: loadedCase, metric: 'p50', value: pct(loadedSorted, 0.5), unit: 'ms' });
+report({
+  case: loadedCase,
+  metric: 'p99',
+  value: pct(loadedSorted, 0.99),
+  unit: 'ms',
+  goal: { op: '<', value: 50, issue: 15 },
+});
+report({ case: loadedCase, metric: 'max', value: loadedSorted.at(-1) ?? 0, unit: 'ms' });
+report({ case: loadedCase, metric: 'events/s accepted', value: accepted / elapsed, unit: 'events/s' });
+const attackCase = `one 300 000-event /batch/ body (${attack.length} bytes gzip)`;
+report({ case: attackCase, metric: 'HTTP status', value: attackRes.status, unit: 'status' });
+report({ case: attackCase, metric: 'time to the answer', value: attackMs, unit: 'ms' });
+report({
+  case: attackCase,
+  metric: '/_health p99 meanwhile',
+  value: pct(sorted(attackHealth), 0.99),
+  unit: 'ms',
+});
+report({ case: 'the server', metric: 'peak RSS', value: rssPeak, unit: 'MB' });
 
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));

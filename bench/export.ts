@@ -19,7 +19,7 @@ import { bootstrap } from '../src/domain/organizations/bootstrap.js';
 import { openStores } from '../src/server/runtime.js';
 import { formatTimestamp } from '../src/store/events/insert.js';
 import { insertEvents } from '../test/helpers/events-insert.js';
-import { table } from './lib.js';
+import { reporter, table } from './lib.js';
 
 const { values } = parseArgs({
   options: { rows: { type: 'string', default: '1000000' }, small: { type: 'string', default: '200000' } },
@@ -116,6 +116,7 @@ try {
   await load(ROWS, 12);
   const results: Array<Record<string, string | number>> = [];
   const rates: Record<string, number> = {};
+  const peaks: Record<string, number> = {};
   const plan: Array<[string, string, number]> = [
     ['Burrow → PostgreSQL', 'burrow-pg', 10],
     ['Burrow → PostgreSQL', 'burrow-pg', 12],
@@ -127,6 +128,7 @@ try {
   for (const [label, name, hour] of plan) {
     const r = await phase(name, hour);
     rates[`${name}-${hour}`] = r.rows / r.seconds;
+    peaks[`${name}-${hour}`] = r.peakMb;
     results.push({
       path: label,
       rows: r.rows,
@@ -140,6 +142,44 @@ try {
   const ratio = (x: string, y: string) => ((rates[x] ?? 0) / (rates[y] ?? 1)).toFixed(2);
   console.log(`\nPostgreSQL: Burrow / plain rows/s = ${ratio('burrow-pg-12', 'plain-pg-12')}`);
   console.log(`S3:         Burrow / plain rows/s = ${ratio('burrow-s3-12', 'plain-s3-12')}`);
+  const report = reporter('export');
+  for (const [target, label, plain] of [
+    ['pg', 'Burrow → PostgreSQL', 'a plain query + COPY of the same rows'],
+    ['s3', 'Burrow → S3 (JSONLines, gzip)', 'a plain query + gzip + PutObject of the same rows'],
+  ] as const) {
+    const burrow = `burrow-${target}-12`;
+    const what = `${label}, one window of ${ROWS} rows`;
+    report({
+      case: what,
+      metric: 'rows/s',
+      value: rates[burrow] ?? 0,
+      unit: 'rows/s',
+      ratio: (rates[burrow] ?? 0) / (rates[`plain-${target}-12`] ?? 1),
+      against: plain,
+      goal: { op: '>=', value: 0.5, issue: 9, on: 'ratio' },
+    });
+    // "RSS flat in the number of rows" (#9) has no figure: the peak at ROWS against the peak at SMALL.
+    report({
+      case: what,
+      metric: 'peak RSS',
+      value: peaks[burrow] ?? 0,
+      unit: 'MB',
+      ratio: (peaks[burrow] ?? 0) / (peaks[`burrow-${target}-10`] ?? 1),
+      against: `the same path's peak for a window of ${SMALL} rows`,
+    });
+    report({
+      case: `${label}, one window of ${SMALL} rows`,
+      metric: 'peak RSS',
+      value: peaks[`burrow-${target}-10`] ?? 0,
+      unit: 'MB',
+    });
+    report({
+      case: `${plain}, ${ROWS} rows`,
+      metric: 'peak RSS',
+      value: peaks[`plain-${target}-12`] ?? 0,
+      unit: 'MB',
+    });
+  }
   console.log(`load average: ${execFileSync('cat', ['/proc/loadavg']).toString().trim()}`);
 } finally {
   await server.close();

@@ -12,13 +12,13 @@ import { Reader } from 'mmdb-lib';
 import { geoipFiles, loadGeoip } from '../src/domain/geoip/database.js';
 import { createGeoStep } from '../src/domain/geoip/enrich.js';
 import type { CaptureEvent } from '../src/domain/ingest/rows.js';
+import { reporter } from './lib.js';
 
 const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '1000000' },
     addresses: { type: 'string', default: '20000' },
     'per-event': { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
   },
 });
 const total = Number(values.events);
@@ -63,15 +63,20 @@ for (const batch of requests) {
 const rawUs = ((performance.now() - t1) * 1000) / total;
 const located = requests.flat().filter((e) => e.properties.$geoip_country_code).length / total;
 
-if (values.json) {
-  const base = { bench: 'geoip', case: perEvent ? 'address-per-event' : 'address-per-request' };
-  console.log(
-    JSON.stringify({ ...base, metric: 'burrow_us_per_event', value: burrowUs, unit: 'µs', goal: 2 }),
-  );
-  console.log(JSON.stringify({ ...base, metric: 'raw_reader_us_per_event', value: rawUs, unit: 'µs' }));
-} else {
-  console.log(
-    `${total.toLocaleString()} events, ${pool.toLocaleString()} addresses, ${perEvent ? 'one per event' : 'one per request of 100'}: ` +
-      `Burrow's GeoIP step ${burrowUs.toFixed(3)} µs/event (located ${(located * 100).toFixed(1)}%), raw MMDB reader ${rawUs.toFixed(3)} µs/event (${found} found); goal < 2 µs`,
-  );
-}
+console.log(
+  `${total.toLocaleString()} events, ${pool.toLocaleString()} addresses, ${perEvent ? 'one per event' : 'one per request of 100'}: ` +
+    `Burrow's GeoIP step ${burrowUs.toFixed(3)} µs/event (located ${(located * 100).toFixed(1)}%), raw MMDB reader ${rawUs.toFixed(3)} µs/event (${found} found); goal < 2 µs`,
+);
+
+const report = reporter('geoip');
+const what = `GeoIP enrichment at capture, ${pool} addresses, ${perEvent ? 'an address per event' : 'one address per request of 100'}`;
+report({
+  case: what,
+  metric: 'time per event',
+  value: burrowUs,
+  unit: 'µs',
+  ratio: burrowUs / rawUs,
+  against: `the raw MMDB reader, one lookup per ${perEvent ? 'event' : 'request'}`,
+  goal: { op: '<', value: 2, issue: 32 },
+});
+report({ case: what, metric: 'located', value: located * 100, unit: '%' });

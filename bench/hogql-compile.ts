@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { compileSelect } from '../src/hogql/compile.js';
 import { loadParser, parseSelect } from '../src/hogql/parse.js';
+import { reporter } from './lib.js';
 
 const QUERY = `SELECT event, person.properties.email AS email, count() AS c, uniq(distinct_id) AS users,
   avg(toFloat(properties.amount)) AS amount FROM events
@@ -52,3 +53,31 @@ console.log(`parse (Burrow's parser):         ${fmt(parse)}`);
 console.log(`compile from AST:                 ${fmt(compile)}   target p50 < 0.3 ms, p99 < 1 ms`);
 console.log(`compile from text (parse+print):  ${fmt(cached)}   target p50 < 0.5 ms`);
 console.log(`parse / compile ratio (p50):      ${(parse.p50 / compile.p50).toFixed(1)}x`);
+
+const report = reporter('hogql-compile');
+const length = QUERY.replace(/\s+/g, ' ').length;
+const fromAst = `compile from a parsed AST (${length}-character query, lazy person join)`;
+const fromText = `compile from text (parse + resolve + print, ${length}-character query)`;
+report({ case: `parse (${length}-character query)`, metric: 'p50', value: parse.p50, unit: 'ms' });
+report({
+  case: fromAst,
+  metric: 'p50',
+  value: compile.p50,
+  unit: 'ms',
+  goal: { op: '<', value: 0.3, issue: 4 },
+});
+report({
+  case: fromAst,
+  metric: 'p99',
+  value: compile.p99,
+  unit: 'ms',
+  goal: { op: '<', value: 1, issue: 4 },
+});
+report({
+  case: fromText,
+  metric: 'p50',
+  value: cached.p50,
+  unit: 'ms',
+  goal: { op: '<', value: 0.5, issue: 5 },
+});
+report({ case: fromText, metric: 'p99', value: cached.p99, unit: 'ms' });

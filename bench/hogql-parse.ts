@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import createHogQLParser from '@posthog/hogql-parser';
 import { parseExpr, parseOrderExpr, parseSelect } from '../src/hogql/parser/index.js';
-import { table } from './lib.js';
+import { reporter, table } from './lib.js';
 
 const TYPICAL = `SELECT event, person.properties.email AS email, count() AS c, uniq(distinct_id) AS users,
   avg(toFloat(properties.amount)) AS amount FROM events
@@ -120,3 +120,46 @@ console.log(
 console.log(
   `corpus: p50 ${ratio(cw.p50, co.p50)}, p99 ${ratio(cw.p99, co.p99)}, throughput ${ratio(co.perSecond, cw.perSecond)}`,
 );
+
+const report = reporter('hogql-parse');
+const wasmLabel = '@posthog/hogql-parser (WASM) on the same input';
+report({
+  case: 'parse of a typical SELECT',
+  metric: 'p50',
+  value: to.p50,
+  unit: 'ms',
+  ratio: tw.p50 / to.p50,
+  against: wasmLabel,
+  goal: { op: '>=', value: 50, issue: 5, on: 'ratio' },
+});
+report({
+  case: 'parse of a typical SELECT',
+  metric: 'p50 (absolute)',
+  value: to.p50,
+  unit: 'ms',
+  goal: { op: '<=', value: 0.3, issue: 5 },
+});
+report({
+  case: 'parse of a typical SELECT',
+  metric: 'p99',
+  value: to.p99,
+  unit: 'ms',
+  ratio: tw.p99 / to.p99,
+  against: wasmLabel,
+});
+report({
+  case: `parse of the differential-test corpus (${corpus.length} entries)`,
+  metric: 'p50',
+  value: co.p50,
+  unit: 'ms',
+  ratio: cw.p50 / co.p50,
+  against: wasmLabel,
+});
+report({
+  case: `parse of the differential-test corpus (${corpus.length} entries)`,
+  metric: 'queries/s',
+  value: co.perSecond,
+  unit: 'queries/s',
+  ratio: co.perSecond / cw.perSecond,
+  against: wasmLabel,
+});

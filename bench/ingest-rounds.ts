@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, table } from './lib.js';
+import { median, reporter, table } from './lib.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({
@@ -81,3 +81,24 @@ console.log(
     }),
   ),
 );
+
+const report = reporter('ingest-rounds');
+for (const { label } of builds) {
+  const r = runs.get(label) ?? [];
+  const what = `bench/ingest.ts ${positionals.join(' ') || '(defaults)'}, build ${label}, median of ${rounds} rounds`;
+  report({
+    case: what,
+    metric: 'events/s',
+    value: median(r.map((x) => x.eventsPerSecond)),
+    unit: 'events/s',
+    ratio: median(r.map((x) => x.ratio)),
+    against: "the engine's own insert of the same rows",
+  });
+  report({
+    case: what,
+    metric: 'ratio after the first tenth',
+    value: median(r.map((x) => x.steadyRatio)),
+    unit: 'x',
+    against: "the engine's own insert of the same rows",
+  });
+}
