@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDestinationDb, type DestinationDb } from '../helpers/export-destinations.js';
 import { drain, insertArrived, schedulerFor, testClock } from '../helpers/export-fixtures.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { gzipJsonSink } from '../helpers/http-sink.js';
 
 const U1 = '01890000-0000-7000-8000-000000000001';
 const U2 = '01890000-0000-7000-8000-000000000002';
@@ -29,9 +29,7 @@ describe(`batch exports with a hogql_query (${backend})`, () => {
   let s3server: S3rver;
   let s3: S3Client;
   let endpoint: string;
-  let http: Server;
-  let httpUrl: string;
-  const posted: Array<Record<string, unknown>> = [];
+  let sink: Awaited<ReturnType<typeof gzipJsonSink>>;
   let base: string;
 
   beforeAll(async () => {
@@ -49,16 +47,7 @@ describe(`batch exports with a hogql_query (${backend})`, () => {
       forcePathStyle: true,
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     });
-    http = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        posted.push(JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')));
-        res.end('{"status":1}');
-      });
-    });
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-    httpUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/batch/`;
+    sink = await gzipJsonSink();
     h = await startHarness(
       {
         BATCH_EXPORTS_SCHEDULER: 'false',
@@ -92,7 +81,7 @@ describe(`batch exports with a hogql_query (${backend})`, () => {
     await h?.close();
     await dest?.drop();
     await s3server?.close();
-    await new Promise((r) => http?.close(r));
+    await sink?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -296,14 +285,14 @@ describe(`batch exports with a hogql_query (${backend})`, () => {
   });
 
   it('posts the rows to an HTTP destination as events, other columns as properties', async () => {
-    posted.length = 0;
+    sink.posted.length = 0;
     const run = await exportWith(
       'http',
       "SELECT uuid, event, distinct_id, timestamp, properties.$browser AS browser, 1 + 1 AS two FROM events WHERE event = 'signup'",
-      { type: 'HTTP', config: { url: httpUrl, token: 'phc_target' } },
+      { type: 'HTTP', config: { url: sink.url, token: 'phc_target' } },
     );
     expect(run).toMatchObject({ status: 'Completed', records_completed: 2 });
-    const batch = posted.flatMap((b) => {
+    const batch = sink.posted.flatMap((b) => {
       expect(b).toMatchObject({ api_key: 'phc_target', historical_migration: true });
       return b.batch as unknown[];
     });
@@ -328,7 +317,7 @@ describe(`batch exports with a hogql_query (${backend})`, () => {
   it('fails a run at once when an HTTP export query lacks event or distinct_id', async () => {
     const run = await exportWith('http bad', 'SELECT event FROM events', {
       type: 'HTTP',
-      config: { url: httpUrl, token: 'phc_target' },
+      config: { url: sink.url, token: 'phc_target' },
     });
     expect(run).toMatchObject({
       status: 'Failed',

@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../src/store/events/insert.js';
 import { insertEvents } from '../helpers/events-insert.js';
 import { drain, schedulerFor, testClock } from '../helpers/export-fixtures.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { gzipJsonSink } from '../helpers/http-sink.js';
 
 const OLD = '01890000-0000-7000-8000-0000000000a1';
 const NEW = '01890000-0000-7000-8000-0000000000a2';
@@ -17,22 +16,11 @@ const NEW = '01890000-0000-7000-8000-0000000000a2';
 describe(`batch exports obey the retention period (${backend})`, () => {
   const clock = testClock('2024-04-01T00:05:00Z');
   let h: Harness;
-  let http: Server;
-  let url: string;
-  const posted: Array<{ batch: Array<{ uuid: string }> }> = [];
+  let sink: Awaited<ReturnType<typeof gzipJsonSink>>;
   let base: string;
 
   beforeAll(async () => {
-    http = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        posted.push(JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')));
-        res.end('{"status":1}');
-      });
-    });
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(http.address() as { port: number }).port}/batch/`;
+    sink = await gzipJsonSink();
     h = await startHarness(
       {
         BATCH_EXPORTS_SCHEDULER: 'false',
@@ -60,16 +48,16 @@ describe(`batch exports obey the retention period (${backend})`, () => {
   });
   afterAll(async () => {
     await h?.close();
-    await new Promise((r) => http?.close(r));
+    await sink?.close();
   });
 
   async function exportWith(name: string, extra: Record<string, unknown>) {
-    posted.length = 0;
+    sink.posted.length = 0;
     clock.set('2024-04-01T00:05:00Z');
     const res = await h.request('POST', base, {
       body: {
         name,
-        destination: { type: 'HTTP', config: { url, token: 'phc_target' } },
+        destination: { type: 'HTTP', config: { url: sink.url, token: 'phc_target' } },
         interval: 'hour',
         ...extra,
       },
@@ -79,7 +67,10 @@ describe(`batch exports obey the retention period (${backend})`, () => {
     await drain(schedulerFor(h));
     const runs = (await h.request('GET', `${base}${res.json().id}/runs/?after=2000-01-01T00:00:00Z`)).json();
     await h.request('DELETE', `${base}${res.json().id}/`);
-    return { run: runs.results[0], uuids: posted.flatMap((b) => b.batch.map((e) => e.uuid)) };
+    return {
+      run: runs.results[0],
+      uuids: sink.posted.flatMap((b) => (b.batch as Array<{ uuid: string }>).map((e) => e.uuid)),
+    };
   }
 
   it('leaves events older than the cut out of an events export', async () => {
