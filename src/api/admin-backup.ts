@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { isAbsolute } from 'node:path';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { readOrCreateAdminToken } from '../domain/data-lifecycle/admin-token.js';
@@ -69,6 +70,8 @@ export const adminBackupRoutes: ApiPlugin<{
           'not_authenticated',
           'The local admin token is missing or wrong.',
         );
+      // The server's working directory is nobody's business: `burrow backup` sends an absolute path.
+      if (!isAbsolute(request.body.dir)) throw validationError('dir must be an absolute path.', 'dir');
       if (running) throw new ApiError(409, 'invalid_request', 'conflict', 'A backup is already under way.');
       running = true;
       try {

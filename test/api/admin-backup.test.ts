@@ -52,5 +52,10 @@ describe.skipIf(backend === 'postgres')('the local backup route refuses everyone
       attr: 'dir',
       detail: expect.stringContaining('inside the data directory'),
     });
+    const relative = await post({ dir: 'backups/today' }, auth);
+    expect(relative.statusCode).toBe(400);
+    expect(relative.json()).toMatchObject({ attr: 'dir', detail: 'dir must be an absolute path.' });
+    const extra = await post({ dir: join(tmpdir(), 'x'), force: true }, auth);
+    expect(extra.statusCode).toBe(400);
   });
 });
