@@ -36,6 +36,9 @@ const { values } = parseArgs({
     // Distinct ids the events come from (one new person each): `--persons` equal to `--events`
     // makes every event create a person, the cost the first tenth of the default run is made of.
     persons: { type: 'string', default: '10000' },
+    // Share of the events sent as `$exception` (issue 33: throughput unchanged at 0.01): each one a
+    // node stack of 10 frames, from 20 distinct errors (so 20 issues), grouped at capture.
+    exceptions: { type: 'string', default: '0' },
   },
 });
 if (values.client !== 'http' && values.client !== 'fetch') throw new Error('--client is http or fetch');
@@ -44,7 +47,39 @@ const concurrency = Number(values.concurrency);
 const BATCH = 100;
 const loadBefore = loadavg()[0]?.toFixed(2);
 const persons = Number(values.persons);
-const samples = Array.from({ length: total }, (_, i) => sdkEvent(i, persons));
+const exceptionShare = Number(values.exceptions);
+const exceptionEvery = exceptionShare > 0 ? Math.round(1 / exceptionShare) : 0;
+/** An exception event in place of the i-th sample, as posthog-node's captureException sends it. */
+function asException(e: ReturnType<typeof sdkEvent>, i: number) {
+  const kind = i % 20;
+  const frames = Array.from({ length: 10 }, (_, f) => ({
+    platform: 'node:javascript',
+    function: `handler${kind}_${f}`,
+    filename: f < 3 ? `/srv/node_modules/lib${f}/index.js` : `/srv/app/route${kind}.js`,
+    lineno: 10 + f,
+    colno: 5,
+    in_app: f >= 3,
+  }));
+  return {
+    ...e,
+    event: '$exception',
+    properties: {
+      ...(e.properties as object),
+      $exception_list: [
+        {
+          type: `Error${kind}`,
+          value: `request ${i} failed`,
+          mechanism: { handled: true, type: 'generic' },
+          stacktrace: { type: 'raw', frames },
+        },
+      ],
+    },
+  };
+}
+const samples = Array.from({ length: total }, (_, i) => {
+  const e = sdkEvent(i, persons);
+  return exceptionEvery > 0 && i % exceptionEvery === exceptionEvery - 1 ? asException(e, i) : e;
+});
 const WARM_PREFIX = 'warmup-';
 const warmSamples = Array.from({ length: Number(values.warmup) }, (_, i) => ({
   ...sdkEvent(i),
@@ -292,7 +327,8 @@ const rawRate = stored.length / rawSeconds;
 console.log(
   `${total} events in batches of ${BATCH}, ${concurrency} requests in flight, ${persons} distinct ids, ` +
     `after ${warmSamples.length} warm-up events from 1k others; ` +
-    `${stored.length} rows stored, ${storedPersons} persons; load generator: ${values.client}`,
+    `${stored.length} rows stored, ${storedPersons} persons; load generator: ${values.client}` +
+    (exceptionEvery > 0 ? `; 1 event in ${exceptionEvery} an $exception` : ''),
 );
 console.log(`load average before ${loadBefore}, after ${loadavg()[0]?.toFixed(2)}`);
 // Whether the cores were the bound: the load generator shares them with the server.
@@ -352,7 +388,9 @@ console.log(
 );
 
 const report = reporter('ingest');
-const what = `POST /batch/ (gzip), ${total} events from ${persons} distinct ids, ${concurrency} in flight`;
+const what =
+  `POST /batch/ (gzip), ${total} events from ${persons} distinct ids, ${concurrency} in flight` +
+  (exceptionEvery > 0 ? `, ${(exceptionShare * 100).toFixed(1)}% exceptions` : '');
 const engine = "the engine's own insert of the same rows";
 report({
   case: what,

@@ -4,6 +4,7 @@ import { annotationRoutes } from './annotations.js';
 import type { ApiPlugin } from './context.js';
 import { dashboardRoutes } from './dashboards.js';
 import { errorTrackingIssueRoutes } from './error-tracking-issues.js';
+import { errorTrackingRuleRoutes } from './error-tracking-rules.js';
 import { errorTrackingSymbolRoutes } from './error-tracking-symbols.js';
 import { insightRoutes } from './insights.js';
 import { llmPromptRoutes } from './llm-prompts.js';
@@ -19,5 +20,6 @@ export const savedRoutes: ApiPlugin<{ query: QueryRuntime; counters: Counters }>
   await app.register(sharingRoutes, options);
   await app.register(llmPromptRoutes, options);
   await app.register(errorTrackingIssueRoutes, options);
+  await app.register(errorTrackingRuleRoutes, options);
   await app.register(errorTrackingSymbolRoutes, options);
 };

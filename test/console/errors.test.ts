@@ -102,6 +102,24 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
       await page.getByRole('heading', { name: 'TypeError', exact: true }).waitFor();
       await page.getByText('applyCoupon (/app/src/checkout.js:42)').waitFor();
       await page.getByText('3 occurrences').waitFor();
+      // The occurrences chart: per day over the week, per hour over the last day, by keyboard.
+      await page.getByText('3 in the last 7 days, per day').waitFor({ timeout: 10_000 });
+      const chart = page.getByRole('application', { name: /Occurrences per day, last 7 days/ });
+      await chart.waitFor({ timeout: 10_000 });
+      await page.getByLabel('Period').focus();
+      await page.keyboard.press('ArrowUp');
+      await page.getByText('3 in the last 24 hours, per hour').waitFor({ timeout: 10_000 });
+      const hourly = page.getByRole('application', { name: /Occurrences per hour, last 24 hours/ });
+      await hourly.waitFor({ timeout: 10_000 });
+      expect((await hourly.boundingBox())?.width ?? 0).toBeLessThanOrEqual(width);
+      await expect
+        .poll(() => page.locator('.occurrences canvas').count(), { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      await hourly.focus();
+      await page.keyboard.press('End');
+      const tip = page.locator('.occurrences .chart-tip');
+      await expect.poll(() => tip.isVisible()).toBe(true);
+      expect(await tip.textContent()).toMatch(/Occurrences: [1-3]/);
       expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
       expect(await page.locator('img[src="x"]').count()).toBe(0);
       if (width === 390) {
@@ -117,5 +135,5 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
       }
       await context.close();
     }
-  });
+  }, 90_000);
 });

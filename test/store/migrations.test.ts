@@ -45,6 +45,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0044_error_tracking',
       '0045_experiments',
       '0046_async_deletions',
+      '0047_error_tracking_rules',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

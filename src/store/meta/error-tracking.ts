@@ -113,7 +113,14 @@ export async function issueOfFingerprint(
  */
 export async function createIssueForFingerprint(
   db: MetaDb,
-  issue: { id: string; teamId: number; name: string; description: string; now: string },
+  issue: {
+    id: string;
+    teamId: number;
+    name: string;
+    description: string;
+    now: string;
+    assignee?: IssueAssignee | null | undefined;
+  },
   fingerprint: string,
 ): Promise<{ id: string; status: string; created: boolean }> {
   try {
@@ -126,7 +133,7 @@ export async function createIssueForFingerprint(
           status: 'active',
           name: issue.name,
           description: issue.description,
-          assignee: null,
+          assignee: issue.assignee ? JSON.stringify(issue.assignee) : null,
           created_at: issue.now,
           updated_at: issue.now,
         })

@@ -24,6 +24,7 @@ import * as m0041 from './migrations/0041_llm_prompts.js';
 import * as m0044 from './migrations/0044_error_tracking.js';
 import * as m0045 from './migrations/0045_experiments.js';
 import * as m0046 from './migrations/0046_async_deletions.js';
+import * as m0047 from './migrations/0047_error_tracking_rules.js';
 
 /**
  * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0044_error_tracking': m0044,
   '0045_experiments': m0045,
   '0046_async_deletions': m0046,
+  '0047_error_tracking_rules': m0047,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import { api, runQuery } from '../../api';
+import { Chart } from '../../components/chart';
 import { ErrorNote } from '../../components/error-note';
 import { ListTable } from '../../components/list-table';
 import { useSession } from '../../session';
@@ -13,7 +14,13 @@ interface Issue {
   first_seen: string;
   last_seen: string;
   assignee: { type: string; id: number | string } | null;
-  aggregations?: { occurrences: number; sessions: number; users: number; volumeRange: number[] };
+  aggregations?: {
+    occurrences: number;
+    sessions: number;
+    users: number;
+    volumeRange: number[];
+    volume_buckets?: { label: string; value: number }[];
+  };
   first_event?: { uuid: string; timestamp: string; properties: string } | null;
   last_event?: { uuid: string; timestamp: string; properties: string } | null;
 }
@@ -185,6 +192,60 @@ function frameTitle(f: Frame): string {
   return `${f.resolved_name ?? f.mangled_name} (${where})`;
 }
 
+/** Buckets of the occurrences chart per range: hours for a day, days otherwise. */
+const CHART_BUCKETS: Record<keyof typeof RANGES, number> = { '-24h': 24, '-7d': 7, '-30d': 30 };
+
+/** The issue's occurrences per hour (last day) or per day, over a range the user picks. */
+function OccurrencesChart({ id }: { id: string }) {
+  const [range, setRange] = useState<keyof typeof RANGES>('-7d');
+  const { data, error } = useIssues({
+    issueId: id,
+    dateRange: { date_from: range },
+    volumeResolution: CHART_BUCKETS[range],
+    withAggregations: true,
+  });
+  const buckets = data?.results[0]?.aggregations?.volume_buckets ?? [];
+  const total = buckets.reduce((sum, b) => sum + b.value, 0);
+  return (
+    <section class="card occurrences">
+      <div class="row wrap">
+        <h2>Occurrences</h2>
+        <label>
+          Period{' '}
+          <select
+            value={range}
+            onChange={(e) => setRange((e.currentTarget as HTMLSelectElement).value as keyof typeof RANGES)}
+          >
+            {Object.entries(RANGES).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {data ? (
+          <span class="muted">
+            {total} in the {RANGES[range].toLowerCase()}, per {range === '-24h' ? 'hour' : 'day'}
+          </span>
+        ) : null}
+      </div>
+      {error ? (
+        <ErrorNote error={error} />
+      ) : !data ? (
+        <div class="skeleton" style={{ height: '200px' }} />
+      ) : (
+        <Chart
+          kind="bars"
+          height={200}
+          title={`Occurrences per ${range === '-24h' ? 'hour' : 'day'}, ${RANGES[range].toLowerCase()}`}
+          x={buckets.map((b) => Math.floor(Date.parse(b.label) / 1000))}
+          series={[{ label: 'Occurrences', values: buckets.map((b) => b.value) }]}
+        />
+      )}
+    </section>
+  );
+}
+
 /** One issue: status and assignment, its volume and its stack trace (in-app frames first). */
 export function ErrorIssuePage() {
   const { params } = useRoute();
@@ -254,6 +315,7 @@ export function ErrorIssuePage() {
         )}
         {saveError ? <ErrorNote error={saveError} /> : null}
       </section>
+      <OccurrencesChart id={issue.id} />
       {(sample.$exception_list ?? []).map((e, n) => {
         const frames = [...(e.stacktrace?.frames ?? [])].reverse();
         const ordered = [...frames.filter((f) => f.in_app), ...frames.filter((f) => !f.in_app)];
