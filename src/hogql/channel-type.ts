@@ -109,7 +109,8 @@ export interface ChannelInput {
 
 const clean = (v: string | null | undefined) => (v == null || v === '' || v === 'null' ? null : v);
 const test = (re: string, v: string | null) => v !== null && new RegExp(re).test(v);
-const lookup = (table: [string, string][], v: string | null) => table.find(([re]) => test(re, v))?.[1] ?? null;
+const lookup = (table: [string, string][], v: string | null) =>
+  table.find(([re]) => test(re, v))?.[1] ?? null;
 const sourceLookup = (table: [keyof typeof SOURCE_CATEGORIES, string][], v: string | null) =>
   lookup(
     table.map(([cat, channel]) => [SOURCE_CATEGORIES[cat], channel]),

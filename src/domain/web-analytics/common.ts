@@ -55,7 +55,8 @@ export function periods(node: WebNode, ctx: RunnerContext): Periods {
   const from = range.dateFrom ?? new Date(0);
   const to = range.dateTo;
   const compare = node.compareFilter?.compare === true;
-  const prevFrom = compare && range.dateFrom ? new Date(from.getTime() - (to.getTime() - from.getTime())) : null;
+  const prevFrom =
+    compare && range.dateFrom ? new Date(from.getTime() - (to.getTime() - from.getTime())) : null;
   return { from, to, prevFrom, dateFromText: range.dateFromText, dateToText: range.dateToText };
 }
 
@@ -64,7 +65,8 @@ export function filterExpr(node: WebNode, ctx: RunnerContext): Expr {
   const parts: Expr[] = [];
   const props = at('properties', () => propertiesToExpr(node.properties ?? []));
   parts.push(props);
-  if (node.filterTestAccounts === true && ctx.testAccountFilters) parts.push(propertiesToExpr(ctx.testAccountFilters));
+  if (node.filterTestAccounts === true && ctx.testAccountFilters)
+    parts.push(propertiesToExpr(ctx.testAccountFilters));
   return parts.length === 1 ? (parts[0] as Expr) : { node: 'And', exprs: parts };
 }
 

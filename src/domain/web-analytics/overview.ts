@@ -26,7 +26,14 @@ export function item(
   const scale = (v: number | null) => (v === null ? null : kind === 'percentage' ? v * 100 : v);
   const [v, p] = [scale(value), scale(previous)];
   const change = v !== null && p !== null && p !== 0 ? Math.round((100 * (v - p)) / p) : null;
-  return { key, kind, value: v, previous: p, changeFromPreviousPct: change, ...(isIncreaseBad ? { isIncreaseBad } : {}) };
+  return {
+    key,
+    kind,
+    value: v,
+    previous: p,
+    changeFromPreviousPct: change,
+    ...(isIncreaseBad ? { isIncreaseBad } : {}),
+  };
 }
 
 /**

@@ -45,7 +45,11 @@ export const BREAKDOWNS: Record<string, string> = {
 /** PostHog's breakdowns Burrow does not answer yet: a clear 400 naming them. */
 const KNOWN_UNSUPPORTED = ['ExitClick', 'PreviousPage', 'ScreenName', 'FrustrationMetrics'];
 
-const ORDER_FIELDS: Record<string, string> = { Visitors: 'c_visitors', Views: 'c_views', BounceRate: 'c_bounce' };
+const ORDER_FIELDS: Record<string, string> = {
+  Visitors: 'c_visitors',
+  Views: 'c_views',
+  BounceRate: 'c_bounce',
+};
 
 interface StatsNode extends WebNode {
   breakdownBy: string;
@@ -117,7 +121,10 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
   const hasMore = run.rows.length > limit;
   const rows = run.rows.slice(0, limit).map((r) => {
     const n = r.map(num);
-    const pair = (i: number, zero: boolean) => [n[i] ?? (zero ? 0 : null), compare ? (n[i + 1] ?? (zero ? 0 : null)) : null];
+    const pair = (i: number, zero: boolean) => [
+      n[i] ?? (zero ? 0 : null),
+      compare ? (n[i + 1] ?? (zero ? 0 : null)) : null,
+    ];
     const out: unknown[] = [r[0], pair(1, true), pair(3, true)];
     if (node.includeBounceRate) out.push(pair(5, false));
     return out;
@@ -128,7 +135,12 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
     {
       results: rows,
       columns,
-      types: ['String', 'Tuple(UInt64, UInt64)', 'Tuple(UInt64, UInt64)', ...(node.includeBounceRate ? ['Tuple(Float64, Float64)'] : [])],
+      types: [
+        'String',
+        'Tuple(UInt64, UInt64)',
+        'Tuple(UInt64, UInt64)',
+        ...(node.includeBounceRate ? ['Tuple(Float64, Float64)'] : []),
+      ],
       hogql: run.hogql,
       samplingRate: { numerator: 1 },
       usedPreAggregatedTables: false,
