@@ -199,6 +199,57 @@ describe('WebOverviewQuery', () => {
   });
 });
 
+describe('WebOverviewQuery with a conversion goal', () => {
+  it('a custom event and an action on it give the hand-written numbers', async () => {
+    const w = `timestamp >= ${PREV[0]} AND timestamp < ${CUR[1]}`;
+    const [row] =
+      await hogql(`SELECT uniqIf(pid, ${cur}), uniqIf(pid, ${prev}), sumIf(conv, ${cur}), sumIf(conv, ${prev}),
+        uniqIf(cpid, ${cur} AND conv > 0), uniqIf(cpid, ${prev} AND conv > 0)
+      FROM (SELECT $session_id AS sid, min(timestamp) AS s_start,
+          anyIf(person_id, event IN ('$pageview', '$screen', 'signed_up') AND ${w}) AS pid,
+          anyIf(person_id, event = 'signed_up' AND ${w}) AS cpid,
+          countIf(event = 'signed_up' AND ${w}) AS conv,
+          countIf(event IN ('$pageview', '$screen', 'signed_up') AND ${w}) AS n
+        FROM events WHERE $session_id != '' GROUP BY sid HAVING n > 0)`);
+    const o = (row as unknown[]).map(Number);
+    const res = await h.request('POST', `/api/projects/${project}/actions/`, {
+      body: { name: 'Signed up', steps: [{ event: 'signed_up' }] },
+    });
+    expect(res.statusCode).toBe(201);
+    const actionId = res.json().id as number;
+    for (const conversionGoal of [{ customEventName: 'signed_up' }, { actionId }]) {
+      const out = await web({
+        kind: 'WebOverviewQuery',
+        dateRange: RANGE,
+        properties: [],
+        compareFilter: { compare: true },
+        conversionGoal,
+      });
+      const items = out.results as unknown as { key: string; value: number; previous: number }[];
+      expect(items.map((i) => i.key)).toEqual([
+        'visitors',
+        'total conversions',
+        'unique conversions',
+        'conversion rate',
+      ]);
+      expect(items.slice(0, 3).map((i) => [i.value, i.previous])).toEqual([
+        [o[0], o[1]],
+        [o[2], o[3]],
+        [o[4], o[5]],
+      ]);
+      expect(items[3]!.value).toBeCloseTo((100 * (o[4] as number)) / (o[0] as number), 6);
+      expect(o[2]).toBeGreaterThan(0);
+    }
+    const missing = await query(h, project, {
+      kind: 'WebOverviewQuery',
+      properties: [],
+      conversionGoal: { actionId: 987654 },
+    });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ code: 'invalid_input', attr: 'query__conversionGoal__actionId' });
+  });
+});
+
 describe('WebStatsTableQuery', () => {
   it('Page: visitors, views and bounce rate per path equal the hand-written HogQL', async () => {
     const oracle =
@@ -335,6 +386,11 @@ describe('bad input', () => {
       'query__orderBy',
     ],
     [{ kind: 'WebOverviewQuery', properties: [], dateRange: 'yesterday' }, 'query__dateRange'],
+    [{ kind: 'WebOverviewQuery', properties: [], conversionGoal: {} }, 'query__conversionGoal'],
+    [
+      { kind: 'WebOverviewQuery', properties: [], conversionGoal: { customEventName: 7 } },
+      'query__conversionGoal',
+    ],
   ])('%j is a 400 in PostHog shape', async (node, attr) => {
     const res = await query(h, project, node);
     expect(res.statusCode).toBe(400);

@@ -1,6 +1,8 @@
 import { ApiError } from '../../errors.js';
-import { constant, type Expr } from '../../hogql/ast.js';
+import { compare, constant, type Expr, field } from '../../hogql/ast.js';
 import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-filters.js';
+import { actionToExpr } from '../actions/predicate.js';
+import { resolvedAction } from '../actions/resolve.js';
 import type { RunnerContext } from '../query/context.js';
 import { type DateRangeInput, resolveDateRange } from '../time/date-range.js';
 
@@ -28,6 +30,7 @@ export function checkWebNode(node: WebNode): void {
     throw invalid('compareFilter must be an object', 'compareFilter');
   if (node.filterTestAccounts != null && typeof node.filterTestAccounts !== 'boolean')
     throw invalid('filterTestAccounts must be a boolean', 'filterTestAccounts');
+  checkGoal(node);
 }
 
 const utc = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
@@ -77,13 +80,20 @@ export const TRUE = constant(true);
  * previous period's start to the current end), one row per session (and `group` key), with the
  * session's start deciding which period it counts in.
  */
-export function sessionRows(p: Periods, extra: { select?: string; groupBy?: string } = {}): string {
+export function sessionRows(
+  p: Periods,
+  extra: { select?: string; groupBy?: string; goal?: boolean } = {},
+): string {
   const start = p.prevFrom ?? p.from;
-  return `SELECT ${extra.select ? `${extra.select}, ` : ''}any(person_id) AS person_id, $session_id AS session_id,
-      count() AS views, any(session.$session_duration) AS duration, any(toFloat(session.$is_bounce)) AS bounce,
+  const page = "event IN ('$pageview', '$screen')";
+  const goal = extra.goal
+    ? `, countIf({goal}) AS conversion_count, any(if({goal}, events.person_id, NULL)) AS conversion_person_id`
+    : '';
+  return `SELECT ${extra.select ? `${extra.select}, ` : ''}any(events.person_id) AS person_id, $session_id AS session_id,
+      countIf(${page}) AS views${goal}, any(session.$session_duration) AS duration, any(toFloat(session.$is_bounce)) AS bounce,
       min(session.$start_timestamp) AS start
     FROM events
-    WHERE event IN ('$pageview', '$screen') AND $session_id IS NOT NULL AND $session_id != ''
+    WHERE ${extra.goal ? `(${page} OR {goal})` : page} AND $session_id IS NOT NULL AND $session_id != ''
       AND timestamp >= ${at_(start)} AND timestamp < ${at_(p.to)} AND {filters}
     GROUP BY session_id${extra.groupBy ? `, ${extra.groupBy}` : ''}`;
 }
@@ -94,6 +104,29 @@ export function periodConds(p: Periods): { cur: string; prev: string } {
     cur: `start >= ${at_(p.from)} AND start < ${at_(p.to)}`,
     prev: p.prevFrom ? `start >= ${at_(p.prevFrom)} AND start < ${at_(p.from)}` : 'false',
   };
+}
+
+/** `conversionGoal`: a custom event name or an action (embedded by resolveActions). */
+export function goalExpr(node: WebNode): Expr | null {
+  const g = node.conversionGoal as Record<string, unknown> | null | undefined;
+  if (g == null) return null;
+  if (typeof g.customEventName === 'string')
+    return compare('==', field('event'), constant(g.customEventName));
+  return actionToExpr(resolvedAction(g, 'conversionGoal__actionId').steps);
+}
+
+export function checkGoal(node: WebNode): void {
+  const g = node.conversionGoal as Record<string, unknown> | null | undefined;
+  if (g == null) return;
+  const ok =
+    typeof g === 'object' &&
+    !Array.isArray(g) &&
+    ((typeof g.customEventName === 'string' &&
+      g.customEventName.length > 0 &&
+      g.customEventName.length <= 400) ||
+      (g.actionId != null && g.customEventName === undefined));
+  if (!ok)
+    throw invalid('conversionGoal must be {customEventName: string} or {actionId: number}', 'conversionGoal');
 }
 
 export const num = (v: unknown): number | null => {

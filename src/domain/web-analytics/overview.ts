@@ -4,7 +4,16 @@ import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
-import { checkWebNode, filterExpr, num, periodConds, periods, sessionRows, type WebNode } from './common.js';
+import {
+  checkWebNode,
+  filterExpr,
+  goalExpr,
+  num,
+  periodConds,
+  periods,
+  sessionRows,
+  type WebNode,
+} from './common.js';
 
 export interface WebOverviewItem {
   key: string;
@@ -43,7 +52,14 @@ export function item(
 export async function runWebOverview(node: WebNode, ctx: RunnerContext): Promise<QueryResult> {
   const p = periods(node, ctx);
   const { cur, prev } = periodConds(p);
-  const text = `SELECT
+  const goal = goalExpr(node);
+  const text = goal
+    ? `SELECT
+      uniqIf(person_id, ${cur}), uniqIf(person_id, ${prev}),
+      sumIf(conversion_count, ${cur}), sumIf(conversion_count, ${prev}),
+      uniqIf(conversion_person_id, ${cur}), uniqIf(conversion_person_id, ${prev})
+    FROM (${sessionRows(p, { goal: true })})`
+    : `SELECT
       uniqIf(person_id, ${cur}), uniqIf(person_id, ${prev}),
       sumIf(views, ${cur}), sumIf(views, ${prev}),
       uniqIf(session_id, ${cur}), uniqIf(session_id, ${prev}),
@@ -52,21 +68,32 @@ export async function runWebOverview(node: WebNode, ctx: RunnerContext): Promise
     FROM (${sessionRows(p)})`;
   const run = await runSelect(parseSelect(text), ctx, {
     modifiers: node.modifiers,
-    exprs: { filters: filterExpr(node, ctx) },
+    exprs: { filters: filterExpr(node, ctx), ...(goal ? { goal } : {}) },
   });
   const row = (run.rows[0] ?? []).map(num);
   const compare = p.prevFrom !== null;
   const pair = (i: number) => [row[i] ?? null, compare ? (row[i + 1] ?? null) : null] as const;
-  const [visitors, views, sessions] = [pair(0), pair(2), pair(4)];
-  const count = (x: readonly [number | null, number | null]) =>
-    [x[0] ?? 0, compare ? (x[1] ?? 0) : null] as const;
-  const results = [
-    item('visitors', 'unit', ...count(visitors)),
-    item('views', 'unit', ...count(views)),
-    item('sessions', 'unit', ...count(sessions)),
-    item('session duration', 'duration_s', ...pair(6)),
-    item('bounce rate', 'percentage', ...pair(8), true),
-  ];
+  const count = (i: number) => [row[i] ?? 0, compare ? (row[i + 1] ?? 0) : null] as const;
+  const rate = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+  const results = goal
+    ? [
+        item('visitors', 'unit', ...count(0)),
+        item('total conversions', 'unit', ...count(2)),
+        item('unique conversions', 'unit', ...count(4)),
+        item(
+          'conversion rate',
+          'percentage',
+          rate(count(4)[0], count(0)[0]),
+          compare ? rate(count(4)[1], count(0)[1]) : null,
+        ),
+      ]
+    : [
+        item('visitors', 'unit', ...count(0)),
+        item('views', 'unit', ...count(2)),
+        item('sessions', 'unit', ...count(4)),
+        item('session duration', 'duration_s', ...pair(6)),
+        item('bounce rate', 'percentage', ...pair(8), true),
+      ];
   return queryResponse(
     {
       results,
