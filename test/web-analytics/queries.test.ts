@@ -92,6 +92,18 @@ function generate(): RawEvent[] {
         uuid: uuid(),
         properties: common('/'),
       });
+    if (kind === 4)
+      events.push({
+        event: '$autocapture',
+        distinct_id: person,
+        timestamp: new Date(t).toISOString(),
+        uuid: uuid(),
+        properties: {
+          ...common('/'),
+          $event_type: 'click',
+          $external_click_url: `https://out.example/${pick(['a', 'b'])}?ref=${i}`,
+        },
+      });
     if (kind === 3) t += 1_200_000; // a pageleave 20 min later
     if (kind !== 1 || i % 2 === 0)
       events.push({
@@ -373,6 +385,37 @@ describe('WebStatsTableQuery', () => {
     cases.forEach(([c, label], i) => {
       expect([c, got.get(`channel-${i}`)]).toEqual([c, label]);
     });
+  });
+});
+
+describe('WebExternalClicksTableQuery', () => {
+  it('visitors and clicks per outbound URL equal the hand-written HogQL', async () => {
+    const oracle =
+      await hogql(`SELECT u, uniqIf(pid, ${cur}), uniqIf(pid, ${prev}), sumIf(c, ${cur}), sumIf(c, ${prev})
+      FROM (SELECT e.u AS u, e.c AS c, e.pid AS pid, s.s_start AS s_start
+        FROM (SELECT $session_id AS sid, cutQueryStringAndFragment(properties.$external_click_url) AS u, count() AS c,
+                any(person_id) AS pid
+              FROM events WHERE event = '$autocapture' AND properties.$event_type = 'click'
+                AND timestamp >= ${PREV[0]} AND timestamp < ${CUR[1]} GROUP BY sid, u) AS e
+        JOIN (SELECT $session_id AS sid, min(timestamp) AS s_start FROM events GROUP BY sid) AS s ON e.sid = s.sid)
+      GROUP BY u HAVING uniqIf(pid, ${cur}) > 0 ORDER BY u`);
+    const out = await web({
+      kind: 'WebExternalClicksTableQuery',
+      dateRange: RANGE,
+      properties: [],
+      compareFilter: { compare: true },
+      stripQueryParams: true,
+    });
+    expect(out.columns).toEqual([
+      'context.columns.url',
+      'context.columns.visitors',
+      'context.columns.clicks',
+    ]);
+    const got = [...out.results].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(got).toEqual(
+      oracle.map((r) => [r[0], [Number(r[1]), Number(r[2])], [Number(r[3]), Number(r[4])]]),
+    );
+    expect(got.length).toBe(2);
   });
 });
 

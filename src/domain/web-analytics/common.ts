@@ -82,10 +82,10 @@ export const TRUE = constant(true);
  */
 export function sessionRows(
   p: Periods,
-  extra: { select?: string; groupBy?: string; goal?: boolean } = {},
+  extra: { select?: string; groupBy?: string; goal?: boolean; events?: string } = {},
 ): string {
   const start = p.prevFrom ?? p.from;
-  const page = "event IN ('$pageview', '$screen')";
+  const page = extra.events ?? "event IN ('$pageview', '$screen')";
   const goal = extra.goal
     ? `, countIf({goal}) AS conversion_count, any(if({goal}, events.person_id, NULL)) AS conversion_person_id`
     : '';

@@ -1,4 +1,5 @@
 import type { QueryRunner } from '../query/run.js';
+import { webExternalClicksRunner } from './external-clicks.js';
 import { webOverviewRunner } from './overview.js';
 import { webStatsTableRunner } from './stats-table.js';
 
@@ -6,4 +7,5 @@ import { webStatsTableRunner } from './stats-table.js';
 export const webAnalyticsRunners: Record<string, QueryRunner> = {
   WebOverviewQuery: webOverviewRunner,
   WebStatsTableQuery: webStatsTableRunner,
+  WebExternalClicksTableQuery: webExternalClicksRunner,
 };
