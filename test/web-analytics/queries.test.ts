@@ -356,6 +356,14 @@ describe('WebStatsTableQuery', () => {
     expect(out.results.map((r) => r[0])).toEqual(
       expect.arrayContaining(['Direct', 'Organic Search', 'Organic Social', 'Referral']),
     );
+    const direct = out.results.find((r) => r[0] === 'Direct') as unknown[];
+    const filtered = await web({
+      kind: 'WebStatsTableQuery',
+      breakdownBy: 'InitialChannelType',
+      dateRange: RANGE,
+      properties: [{ key: '$channel_type', value: ['Direct'], operator: 'exact', type: 'session' }],
+    });
+    expect(filtered.results).toEqual([direct]);
   });
 
   it('$channel_type in HogQL matches the hand-labelled cases', async () => {
