@@ -52,6 +52,9 @@ function collect(x: unknown, attr: string, refs: Ref[], depth: number): void {
     refs.push({ holder: x, id: actionId(x.id, attr || 'id'), attr: attr || 'id' });
   if (x.kind === 'EventsQuery' && x.actionId !== undefined && x.actionId !== null)
     refs.push({ holder: x, id: actionId(x.actionId, 'actionId'), attr: 'actionId' });
+  // WebOverviewQuery's (and the other web kinds') `conversionGoal: {actionId}`.
+  if (/(?:^|\.)conversionGoal$/.test(attr) && x.actionId !== undefined && x.actionId !== null)
+    refs.push({ holder: x, id: actionId(x.actionId, `${attr}.actionId`), attr: `${attr}.actionId` });
   for (const [k, v] of Object.entries(x))
     if (typeof v === 'object') collect(v, attr ? `${attr}.${k}` : k, refs, depth + 1);
 }

@@ -3,6 +3,7 @@ import { errorTrackingRunners } from '../error-tracking/query.js';
 import { funnelRetentionPathsRunners } from '../insights/registry.js';
 import { insightRunners } from '../insights/trends/registry.js';
 import { tracesRunners } from '../llm-analytics/traces-query.js';
+import { webAnalyticsRunners } from '../web-analytics/registry.js';
 import { actorsRunner } from './actors-runner.js';
 import type { QueryResult, RunnerContext } from './context.js';
 import { checkDatabaseSchemaNode, databaseSchema } from './database-schema.js';
@@ -49,6 +50,7 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   ...errorTrackingRunners,
   ...insightRunners,
   ...funnelRetentionPathsRunners,
+  ...webAnalyticsRunners,
   HogQLMetadata: {
     check: checkMetadataNode,
     run: async (node, ctx) => hogqlMetadata(node as never, ctx) as QueryResult,

@@ -1,4 +1,6 @@
 import { call, compare, constant, type Expr, field } from '../ast.js';
+import { channelTypeHogQL } from '../channel-type.js';
+import { parseExpr } from '../parse.js';
 import { col, type FieldDef, type TableDef } from './fields.js';
 import { type LazyFieldExpr, lazySelect } from './lazy.js';
 import { REPLAY_SUMS } from './raw.js';
@@ -14,6 +16,18 @@ const start = agg('min', 'min_timestamp');
 const end = agg('max', 'max_timestamp');
 const duration = () => call('dateDiff', [constant('second'), start(), end()]);
 const pageviews = agg('sum', 'pageview_count');
+
+const entry = (name: string) => `nullIf(argMinMerge(${name}), '')`;
+/** PostHog's channel classification of the session's first touch (no click ids are kept per session). */
+const channelType = () =>
+  parseExpr(
+    channelTypeHogQL({
+      referringDomain: entry('entry_referring_domain'),
+      utmSource: entry('entry_utm_source'),
+      utmMedium: entry('entry_utm_medium'),
+      utmCampaign: entry('entry_utm_campaign'),
+    }),
+  );
 
 const exprs: Record<string, LazyFieldExpr> = {
   session_id: () => field('session_id'),
@@ -38,6 +52,7 @@ const exprs: Record<string, LazyFieldExpr> = {
   $exit_current_url: state('argMaxMerge', 'exit_url'),
   $exit_pathname: state('argMaxMerge', 'exit_pathname'),
   $pageview_count: pageviews,
+  $channel_type: channelType,
   $autocapture_count: agg('sum', 'autocapture_count'),
   $screen_count: agg('sum', 'screen_count'),
   $event_count: agg('sum', 'event_count'),

@@ -1,0 +1,11 @@
+import type { QueryRunner } from '../query/run.js';
+import { webExternalClicksRunner } from './external-clicks.js';
+import { webOverviewRunner } from './overview.js';
+import { webStatsTableRunner } from './stats-table.js';
+
+/** The web analytics query kinds `/query` runs. */
+export const webAnalyticsRunners: Record<string, QueryRunner> = {
+  WebOverviewQuery: webOverviewRunner,
+  WebStatsTableQuery: webStatsTableRunner,
+  WebExternalClicksTableQuery: webExternalClicksRunner,
+};
