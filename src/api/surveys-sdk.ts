@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { FlagCache } from '../domain/flags/cache.js';
 import { PUBLIC } from '../domain/scopes.js';
 import { surveysForSdk } from '../domain/surveys/public.js';
 import type { TeamRecord } from '../store/meta/teams.js';
@@ -18,7 +19,8 @@ const TokenQuery = Type.Object({
  */
 export const surveySdkRoutes: ApiPlugin<{
   resolveTeam: (token: string | undefined) => Promise<TeamRecord>;
-}> = async (app, { deps, resolveTeam }) => {
+  flags: FlagCache;
+}> = async (app, { deps, flags, resolveTeam }) => {
   installCaptureCors(app);
   app.get(
     '/api/surveys/',
@@ -33,7 +35,7 @@ export const surveySdkRoutes: ApiPlugin<{
     },
     async (request) => {
       const query = request.query as { token?: string; api_key?: string };
-      return surveysForSdk(deps, await resolveTeam(query.token ?? query.api_key));
+      return surveysForSdk({ ...deps, flags }, await resolveTeam(query.token ?? query.api_key));
     },
   );
   app.options('/api/surveys/', { config: { scope: PUBLIC }, schema: { hide: true } }, async (_r, reply) =>

@@ -315,7 +315,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     [featureFlagRoutes, { ...api, flags }],
     [experimentRoutes, { ...api, flags }],
     [surveyRoutes, { ...api, flags }],
-    [surveySdkRoutes, { ...api, resolveTeam }],
+    [surveySdkRoutes, { ...api, flags, resolveTeam }],
     [earlyAccessRoutes, { ...api, flags, resolveTeam }],
     [
       flagSdkRoutes,

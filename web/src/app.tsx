@@ -24,6 +24,9 @@ const FlagPage = lazy(() => import('./pages/flags').then((m) => m.FlagPage));
 const Cohorts = lazy(() => import('./pages/cohorts').then((m) => m.Cohorts));
 const CohortPage = lazy(() => import('./pages/cohorts').then((m) => m.CohortPage));
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
+const SurveysPage = lazy(() => import('./pages/surveys/index').then((m) => m.SurveysPage));
+const SurveyPage = lazy(() => import('./pages/surveys/index').then((m) => m.SurveyPage));
+const EarlyAccessPage = lazy(() => import('./pages/surveys/index').then((m) => m.EarlyAccessPage));
 const ErrorsPage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorsPage));
 const ErrorIssuePage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorIssuePage));
 const LlmTraces = lazy(() => import('./pages/llm/index').then((m) => m.LlmTraces));
@@ -91,6 +94,9 @@ function SignedIn() {
             <Route path="/dashboards/:id" component={DashboardPage} />
             <Route path="/recordings" component={Recordings} />
             <Route path="/events" component={Events} />
+            <Route path="/surveys" component={SurveysPage} />
+            <Route path="/surveys/:id" component={SurveyPage} />
+            <Route path="/early_access_features" component={EarlyAccessPage} />
             <Route path="/errors" component={ErrorsPage} />
             <Route path="/errors/:id" component={ErrorIssuePage} />
             <Route path="/llm" component={LlmTraces} />

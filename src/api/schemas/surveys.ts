@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { iterationStartDates } from '../../domain/surveys/schedule.js';
 import type { FeatureFlagRecord } from '../../store/meta/feature-flags.js';
 import type { SurveyRecord } from '../../store/meta/surveys.js';
 import type { UserRecord } from '../../store/meta/users.js';
@@ -146,9 +147,9 @@ export function toSurvey(s: SurveyRecord, flags: SurveyFlags, createdBy: UserRec
     ],
     iteration_count: int('iteration_count'),
     iteration_frequency_days: int('iteration_frequency_days'),
-    iteration_start_dates: [],
-    current_iteration: null,
-    current_iteration_start_date: null,
+    iteration_start_dates: iterationStartDates(s),
+    current_iteration: int('current_iteration'),
+    current_iteration_start_date: str('current_iteration_start_date'),
     enable_partial_responses: set.enable_partial_responses === true,
     response_sampling_start_date: str('response_sampling_start_date'),
     response_sampling_interval_type: str('response_sampling_interval_type'),

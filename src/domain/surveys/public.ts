@@ -1,7 +1,9 @@
 import { hasRunningSurvey, liveSurveys } from '../../store/meta/surveys.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { Deps } from '../deps.js';
+import type { FlagCache } from '../flags/cache.js';
 import { teamSettings } from '../organizations/team-settings.js';
+import { keepSurveysCurrent } from './schedule.js';
 import { surveyFlags } from './surveys.js';
 
 /**
@@ -10,9 +12,15 @@ import { surveyFlags } from './surveys.js';
  * itself) and only the fields it reads. Whether one shows on a page is the SDK's call (URL, selector,
  * device, events, wait period); Burrow answers what exists.
  */
-export async function surveysForSdk(deps: Deps, team: TeamRecord) {
-  const surveys = (await liveSurveys(deps.meta, team.id)).filter(
-    (s) => s.type !== 'api' && s.startDate !== null,
+export async function surveysForSdk(deps: Deps & { flags?: FlagCache }, team: TeamRecord) {
+  const live = await keepSurveysCurrent(deps, team, await liveSurveys(deps.meta, team.id));
+  const now = deps.now();
+  // An ended survey (its limit reached, its last iteration over) leaves the list, as PostHog stops it.
+  const surveys = live.filter(
+    (s) =>
+      s.type !== 'api' &&
+      s.startDate !== null &&
+      (s.endDate === null || Date.parse(s.endDate) > now.getTime()),
   );
   const flags = await surveyFlags(deps, team.id, surveys);
   const keyOf = (id: number | null) => {
@@ -35,8 +43,8 @@ export async function surveysForSdk(deps: Deps, team: TeamRecord) {
         start_date: s.startDate,
         end_date: s.endDate,
         schedule: s.settings.schedule ?? 'once',
-        current_iteration: null,
-        current_iteration_start_date: null,
+        current_iteration: s.settings.current_iteration ?? null,
+        current_iteration_start_date: s.settings.current_iteration_start_date ?? null,
         enable_partial_responses: s.settings.enable_partial_responses === true,
         linked_flag_key: linked,
         targeting_flag_key: targeting,
