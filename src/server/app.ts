@@ -13,6 +13,7 @@ import { experimentRoutes } from '../api/experiments.js';
 import { featureFlagRoutes } from '../api/feature-flags.js';
 import { flagSdkRoutes } from '../api/feature-flags-sdk.js';
 import { healthRoutes } from '../api/health.js';
+import { hogFunctionRoutes } from '../api/hog-functions.js';
 import { orgAccessRoutes } from '../api/org-access.js';
 import { organizationRoutes } from '../api/organizations.js';
 import { personalApiKeyRoutes } from '../api/personal-api-keys.js';
@@ -56,6 +57,7 @@ import { installAuth } from './auth.js';
 import { installBackground } from './background.js';
 import { exportDeps } from './batch-exports.js';
 import { installJsonOnly } from './content.js';
+import { destinationSender } from './destinations.js';
 import { installErrorHandling, type NotFoundPage } from './errors.js';
 import { installRouteContract, registerOpenApi } from './openapi.js';
 import { setupOrgAccess } from './org-access.js';
@@ -296,6 +298,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     [queryRoutes, { ...api, query }],
     [savedRoutes, { ...api, query, counters: orgAccess.options.counters }],
     [batchExportRoutes, { ...api, exports: exportsDeps }],
+    [
+      hogFunctionRoutes,
+      {
+        ...api,
+        send: destinationSender({
+          allowPrivate: config.batchExports.allowPrivateNetworks,
+          dnsServers: config.dnsServers,
+        }),
+        siteUrl: config.siteUrl,
+      },
+    ],
     [
       captureRoutes,
       {

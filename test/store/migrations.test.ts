@@ -46,6 +46,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0045_experiments',
       '0046_async_deletions',
       '0047_error_tracking_rules',
+      '0048_hog_functions',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

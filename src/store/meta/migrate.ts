@@ -25,6 +25,7 @@ import * as m0044 from './migrations/0044_error_tracking.js';
 import * as m0045 from './migrations/0045_experiments.js';
 import * as m0046 from './migrations/0046_async_deletions.js';
 import * as m0047 from './migrations/0047_error_tracking_rules.js';
+import * as m0048 from './migrations/0048_hog_functions.js';
 
 /**
  * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0045_experiments': m0045,
   '0046_async_deletions': m0046,
   '0047_error_tracking_rules': m0047,
+  '0048_hog_functions': m0048,
 };
 
 class InCodeMigrations implements MigrationProvider {
