@@ -44,6 +44,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0041_llm_prompts',
       '0044_error_tracking',
       '0045_experiments',
+      '0046_experiment_extras_exp',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

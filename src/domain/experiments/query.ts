@@ -283,7 +283,7 @@ function checkSource(raw: unknown, attr: string): EventSource {
   return src as unknown as EventSource;
 }
 
-function checkMetric(raw: unknown): Metric {
+export function checkMetric(raw: unknown): Metric {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw bad('metric is required', 'metric');
   const m = raw as Record<string, unknown>;

@@ -23,6 +23,7 @@ import * as m0040 from './migrations/0040_surveys.js';
 import * as m0041 from './migrations/0041_llm_prompts.js';
 import * as m0044 from './migrations/0044_error_tracking.js';
 import * as m0045 from './migrations/0045_experiments.js';
+import * as m0046 from './migrations/0046_experiment_extras_exp.js';
 
 /**
  * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0041_llm_prompts': m0041,
   '0044_error_tracking': m0044,
   '0045_experiments': m0045,
+  '0046_experiment_extras_exp': m0046,
 };
 
 class InCodeMigrations implements MigrationProvider {
