@@ -239,6 +239,57 @@ describe(`Experiment results (${backend})`, () => {
     });
   });
 
+  it('ratio metrics: numerator and denominator sums per variant, delta-method comparison', async () => {
+    await withStats({ method: 'frequentist' });
+    const res = await run({
+      kind: 'ExperimentQuery',
+      experiment_id: expId,
+      metric: {
+        kind: 'ExperimentMetric',
+        metric_type: 'ratio',
+        numerator: { kind: 'EventsNode', event: 'purchase', math: 'sum', math_property: 'amount' },
+        denominator: { kind: 'EventsNode', event: 'purchase' },
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // Control: person 1 (30 over 2 purchases), person 2 (0 over 0).
+    expect(res.json().baseline).toMatchObject({
+      number_of_samples: 2,
+      sum: 30,
+      sum_squares: 900,
+      denominator_sum: 2,
+      denominator_sum_squares: 4,
+      numerator_denominator_sum_product: 60,
+    });
+    expect(res.json().variant_results[0]).toMatchObject({
+      sum: 30,
+      denominator_sum: 1,
+      numerator_denominator_sum_product: 30,
+    });
+  });
+
+  it('funnel steps filter on event properties', async () => {
+    const res = await run({
+      kind: 'ExperimentQuery',
+      experiment_id: expId,
+      metric: {
+        kind: 'ExperimentMetric',
+        metric_type: 'funnel',
+        series: [
+          {
+            kind: 'EventsNode',
+            event: 'purchase',
+            properties: [{ key: 'amount', value: 25, operator: 'gt', type: 'event' }],
+          },
+        ],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // Only person 3's purchase (30) is above 25; person 1's 100 came before exposure.
+    expect(res.json().baseline).toMatchObject({ sum: 0 });
+    expect(res.json().variant_results[0]).toMatchObject({ sum: 1, step_counts: [1] });
+  });
+
   it('refuses bad input with 4xx in PostHog shape', async () => {
     const unknown = await run({
       kind: 'ExperimentQuery',
@@ -259,6 +310,8 @@ describe(`Experiment results (${backend})`, () => {
       { kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'EventsNode', math: 'sum' } },
       { kind: 'ExperimentMetric', metric_type: 'funnel', series: [] },
       { kind: 'ExperimentMetric', metric_type: 'wat' },
+      { kind: 'ExperimentMetric', metric_type: 'ratio', numerator: { kind: 'EventsNode' } },
+      { kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'ActionsNode', id: 1 } },
       null,
     ]) {
       const res = await run({ kind: 'ExperimentQuery', experiment_id: expId, metric });

@@ -246,6 +246,8 @@ interface Metric {
   metric_type: 'mean' | 'funnel' | 'ratio';
   source?: EventSource;
   series?: EventSource[];
+  numerator?: EventSource;
+  denominator?: EventSource;
   conversion_window?: number | null;
   conversion_window_unit?: string | null;
 }
@@ -296,9 +298,10 @@ export function checkMetric(raw: unknown): Metric {
       const src = checkSource(step, `metric__series__${i}`);
       if (src.math && src.math !== 'total') throw bad('Funnel steps take no math', `metric__series__${i}`);
     });
-  } else if (m.metric_type === 'ratio')
-    throw bad('Ratio metrics are not supported yet', 'metric__metric_type');
-  else throw bad('metric_type must be "mean", "funnel" or "ratio"', 'metric__metric_type');
+  } else if (m.metric_type === 'ratio') {
+    checkSource(m.numerator, 'metric__numerator');
+    checkSource(m.denominator, 'metric__denominator');
+  } else throw bad('metric_type must be "mean", "funnel" or "ratio"', 'metric__metric_type');
   if (m.conversion_window !== undefined && m.conversion_window !== null) {
     if (typeof m.conversion_window !== 'number' || !(m.conversion_window > 0))
       throw bad('conversion_window must be a positive number', 'metric__conversion_window');
@@ -331,15 +334,48 @@ function sourceWhere(src: EventSource): Expr {
   return parts.length ? andAll(parts) : constant(true);
 }
 
-/** Per exposed person: the metric's value over events after exposure (and inside the window). */
-const MEAN = `
-  SELECT variant, count() AS n, sum(value) AS s, sum(value * value) AS ss FROM (
-    SELECT exposures.entity AS entity, any(exposures.variant) AS variant, {value} AS value
+/**
+ * The metric's events, one row each, with per source `f<i>` (the event matches source i) and
+ * `a<i>` (its amount for `sum`): the outer query cannot see the event's properties.
+ */
+function metricEvents(sources: EventSource[], s: Setup): { text: string; exprs: Record<string, Expr> } {
+  const exprs: Record<string, Expr> = {
+    metric_where: andAll([
+      exprOf('timestamp <= toDateTime({t})', { t: s.to.toSeconds() }),
+      sources.length === 1
+        ? sourceWhere(sources[0] as EventSource)
+        : ({ node: 'Or', exprs: sources.map(sourceWhere) } as unknown as Expr),
+    ]),
+  };
+  const cols = sources.map((src, i) => {
+    exprs[`f${i}`] = sourceWhere(src);
+    exprs[`a${i}`] =
+      (src.math ?? 'total') === 'sum'
+        ? exprOf('ifNull(toFloat({p}), 0)', {}, { p: field(['properties', src.math_property as string]) })
+        : constant(0);
+    return `{f${i}} AS f${i}, {a${i}} AS a${i}`;
+  });
+  const text = `SELECT person_id AS entity, timestamp AS ts, toString(properties.$session_id) AS sid, ${cols.join(', ')}
+    FROM events WHERE {metric_where}`;
+  return { text, exprs };
+}
+
+/** The per-person aggregate of source i (count, sum or distinct sessions) after exposure. */
+function sourceValue(src: EventSource, i: number): string {
+  const math = src.math ?? 'total';
+  if (math === 'sum') return `sumIf(m.a${i}, {in_window} AND m.f${i})`;
+  if (math === 'unique_session')
+    return `count(DISTINCT if({in_window} AND m.f${i} AND m.sid != '', m.sid, NULL))`;
+  return `countIf({in_window} AND m.f${i})`;
+}
+
+/** Per exposed person: the values of the metric's sources; then sums per variant. */
+const PER_VARIANT = `
+  SELECT variant, count() AS n, sum(v0) AS s, sum(v0 * v0) AS ss, sum(v1) AS ds, sum(v1 * v1) AS dss, sum(v0 * v1) AS sp
+  FROM (
+    SELECT exposures.entity AS entity, any(exposures.variant) AS variant, {values}
     FROM ({exposures}) AS exposures
-    LEFT JOIN (
-      SELECT person_id AS entity, timestamp AS ts, {amount} AS amount, toString(properties.$session_id) AS sid
-      FROM events WHERE {metric_where}
-    ) AS m ON exposures.entity = m.entity
+    LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
     GROUP BY entity
   ) GROUP BY variant`;
 
@@ -348,9 +384,7 @@ const FUNNEL = `
   SELECT exposures.entity AS entity, any(exposures.variant) AS variant,
     toUnixTimestamp(any(exposures.first_exposure)) AS exposed, {steps}
   FROM ({exposures}) AS exposures
-  LEFT JOIN (
-    SELECT person_id AS entity, timestamp AS ts, event FROM events WHERE {metric_where}
-  ) AS m ON exposures.entity = m.entity
+  LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
   GROUP BY entity`;
 
 function inWindow(m: Metric, s: Setup): Expr {
@@ -361,42 +395,50 @@ function inWindow(m: Metric, s: Setup): Expr {
   return andAll(parts);
 }
 
+/** A variant's sums for a mean (one source) or a ratio (numerator and denominator) metric. */
+export interface RatioStats extends VariantStats {
+  denominator_sum?: number;
+  denominator_sum_squares?: number;
+  numerator_denominator_sum_product?: number;
+}
+
 async function meanStats(
   m: Metric,
   s: Setup,
   node: ExperimentNodeBase,
   ctx: RunnerContext,
-): Promise<Map<string, VariantStats>> {
-  const src = m.source as EventSource;
-  const math = src.math ?? 'total';
+): Promise<Map<string, RatioStats>> {
+  const ratio = m.metric_type === 'ratio';
+  const sources = ratio
+    ? [m.numerator as EventSource, m.denominator as EventSource]
+    : [m.source as EventSource];
   const exp = exposuresQuery(s, ctx);
-  const value =
-    math === 'sum'
-      ? 'sumIf(amount, {in_window})'
-      : math === 'unique_session'
-        ? "count(DISTINCT if({in_window} AND sid != '', sid, NULL))"
-        : 'countIf({in_window})';
-  const amount = math === 'sum' ? field(['properties', src.math_property as string]) : constant(0);
-  const text = MEAN.replace('{exposures}', exp.text).replace('{value}', value);
+  const events = metricEvents(sources, s);
+  const values = [
+    `${sourceValue(sources[0] as EventSource, 0)} AS v0`,
+    ratio ? `${sourceValue(sources[1] as EventSource, 1)} AS v1` : '0 AS v1',
+  ];
+  const text = PER_VARIANT.replace('{exposures}', exp.text)
+    .replace('{metric_events}', events.text)
+    .replace('{values}', values.join(', '));
   const run = await runSelect(parseSelect(text) as SelectQuery, ctx, {
     modifiers: node.modifiers,
-    exprs: {
-      ...exp.exprs,
-      in_window: inWindow(m, s),
-      amount: exprOf('toFloat({a})', {}, { a: amount }),
-      metric_where: andAll([
-        sourceWhere(src),
-        exprOf('timestamp <= toDateTime({t})', { t: s.to.toSeconds() }),
-      ]),
-    },
+    exprs: { ...exp.exprs, ...events.exprs, in_window: inWindow(m, s) },
   });
-  const out = new Map<string, VariantStats>();
-  for (const [variant, n, sum, ss] of run.rows)
+  const out = new Map<string, RatioStats>();
+  for (const [variant, n, sum, ss, ds, dss, sp] of run.rows)
     out.set(String(variant), {
       key: String(variant),
       number_of_samples: Number(n),
       sum: Number(sum ?? 0),
       sum_squares: Number(ss ?? 0),
+      ...(ratio
+        ? {
+            denominator_sum: Number(ds ?? 0),
+            denominator_sum_squares: Number(dss ?? 0),
+            numerator_denominator_sum_product: Number(sp ?? 0),
+          }
+        : {}),
     });
   return out;
 }
@@ -410,20 +452,13 @@ async function funnelStats(
   const series = m.series as EventSource[];
   const exp = exposuresQuery(s, ctx);
   const steps = series.map(
-    (_, i) => `arraySort(groupArrayIf(toUnixTimestamp(m.ts), {in_window} AND {step_${i}})) AS step_${i}`,
+    (_, i) => `arraySort(groupArrayIf(toUnixTimestamp(m.ts), {in_window} AND m.f${i})) AS step_${i}`,
   );
-  const text = FUNNEL.replace('{exposures}', exp.text).replace('{steps}', steps.join(', '));
-  const exprs: Record<string, Expr> = {
-    ...exp.exprs,
-    in_window: inWindow(m, s),
-    metric_where: andAll([
-      exprOf('timestamp <= toDateTime({t})', { t: s.to.toSeconds() }),
-      { node: 'Or', exprs: series.map(sourceWhere) } as unknown as Expr,
-    ]),
-  };
-  series.forEach((src, i) => {
-    exprs[`step_${i}`] = sourceWhere(src);
-  });
+  const events = metricEvents(series, s);
+  const text = FUNNEL.replace('{exposures}', exp.text)
+    .replace('{metric_events}', events.text)
+    .replace('{steps}', steps.join(', '));
+  const exprs: Record<string, Expr> = { ...exp.exprs, ...events.exprs, in_window: inWindow(m, s) };
   const run = await runSelect(parseSelect(text) as SelectQuery, ctx, { modifiers: node.modifiers, exprs });
   const win = windowSeconds(m);
   const out = new Map<string, VariantStats & { step_counts: number[] }>();
@@ -467,6 +502,26 @@ function failures(st: VariantStats, baseline = false): Failure[] {
   return f;
 }
 
+/**
+ * What the comparison functions take. A ratio metric (ΣN / ΣD per variant) becomes a variant with
+ * the ratio as its mean and the delta-method variance of the ratio as the variance of that mean,
+ * so the same Welch / Bayesian comparison applies.
+ */
+export function comparable(st: RatioStats): VariantStats {
+  if (st.denominator_sum === undefined) return st;
+  const n = st.number_of_samples;
+  const none = { key: st.key, number_of_samples: 0, sum: 0, sum_squares: 0 };
+  if (n < 2 || !st.denominator_sum) return none;
+  const mN = st.sum / n;
+  const mD = st.denominator_sum / n;
+  const varN = (st.sum_squares - n * mN * mN) / (n - 1);
+  const varD = ((st.denominator_sum_squares ?? 0) - n * mD * mD) / (n - 1);
+  const cov = ((st.numerator_denominator_sum_product ?? 0) - n * mN * mD) / (n - 1);
+  const r = mN / mD;
+  const varMean = Math.max(0, (varN / mD ** 2 - (2 * mN * cov) / mD ** 3 + (mN ** 2 * varD) / mD ** 4) / n);
+  return { key: st.key, number_of_samples: n, sum: n * r, sum_squares: (n - 1) * n * varMean + n * r * r };
+}
+
 async function runExperiment(node: ExperimentNodeBase, ctx: RunnerContext): Promise<QueryResult> {
   const started = performance.now();
   const metric = checkMetric(node.metric);
@@ -490,7 +545,11 @@ async function runExperiment(node: ExperimentNodeBase, ctx: RunnerContext): Prom
       const st = stats.get(k) ?? empty(k);
       const base = { ...st, validation_failures: failures(st) };
       if (method === 'frequentist') {
-        const r = frequentist(control, st, typeof cfg.alpha === 'number' ? cfg.alpha : 0.05);
+        const r = frequentist(
+          comparable(control),
+          comparable(st),
+          typeof cfg.alpha === 'number' ? cfg.alpha : 0.05,
+        );
         return {
           ...base,
           method,
@@ -499,7 +558,11 @@ async function runExperiment(node: ExperimentNodeBase, ctx: RunnerContext): Prom
           confidence_interval: r.confidence_interval,
         };
       }
-      const r = bayesian(control, st, typeof cfg.ci_level === 'number' ? cfg.ci_level : 0.95);
+      const r = bayesian(
+        comparable(control),
+        comparable(st),
+        typeof cfg.ci_level === 'number' ? cfg.ci_level : 0.95,
+      );
       return {
         ...base,
         method,
