@@ -83,4 +83,40 @@ describe(`Experiment holdouts and saved metrics (${backend})`, () => {
     expect(none.json().attr).toBe('query');
     expect((await h.request('GET', path)).json().count).toBe(1);
   });
+
+  it("an experiment's holdout_id and saved_metrics_ids are answered as holdout and saved_metrics", async () => {
+    const hold = (
+      await h.request('POST', `${base}experiment_holdouts/`, {
+        body: { name: 'H', filters: [{ rollout_percentage: 10 }] },
+      })
+    ).json();
+    const query = {
+      kind: 'ExperimentMetric',
+      metric_type: 'mean',
+      source: { kind: 'EventsNode', event: 'a' },
+    };
+    const saved = (
+      await h.request('POST', `${base}experiment_saved_metrics/`, { body: { name: 'S', query } })
+    ).json();
+    const created = await h.request('POST', `${base}experiments/`, {
+      body: {
+        name: 'Linked',
+        feature_flag_key: 'linked',
+        holdout_id: hold.id,
+        saved_metrics_ids: [{ id: saved.id, metadata: { type: 'secondary' } }],
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().holdout).toMatchObject({
+      id: hold.id,
+      name: 'H',
+      filters: [{ rollout_percentage: 10 }],
+    });
+    expect(created.json().saved_metrics).toEqual([
+      expect.objectContaining({ saved_metric: saved.id, name: 'S', query, metadata: { type: 'secondary' } }),
+    ]);
+    await h.request('DELETE', `${base}experiment_holdouts/${hold.id}/`);
+    const after = (await h.request('GET', `${base}experiments/${created.json().id}/`)).json();
+    expect(after.holdout).toBeNull();
+  });
 });

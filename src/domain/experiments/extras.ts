@@ -144,3 +144,7 @@ export async function removeExtra(
   await getExtra(deps, kind, access, id);
   await deleteExtra(deps.meta, kind, access.team.id, id);
 }
+
+/** A holdout or saved metric an experiment names (none when it was deleted since). */
+export const linkedExtra = (meta: MetaDb, kind: ExtrasKind, teamId: number, id: number) =>
+  findExtra(meta, kind, teamId, id);
