@@ -116,5 +116,10 @@ export const experimentExtrasRoutes: ApiPlugin = async (app, { deps }) => {
       },
     });
   routes('experiment_holdouts', 'holdout', Holdout, holdoutShape);
-  routes('experiment_saved_metrics', 'saved metric', SavedMetric, savedShape as unknown as typeof holdoutShape);
+  routes(
+    'experiment_saved_metrics',
+    'saved metric',
+    SavedMetric,
+    savedShape as unknown as typeof holdoutShape,
+  );
 };
