@@ -7,11 +7,14 @@ import {
   getExperiment,
   listExperimentViews,
 } from '../domain/experiments/experiments.js';
+import { linkedExtra } from '../domain/experiments/extras.js';
 import type { FlagCache } from '../domain/flags/cache.js';
 import type { FlagDeps } from '../domain/flags/flags.js';
 import { scope } from '../domain/scopes.js';
 import { notFound } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
+import type { MetaDb } from '../store/meta/db.js';
+import type { ExtraRecord } from '../store/meta/experiment-extras.js';
 import type { ApiPlugin } from './context.js';
 import { resourceRoutes } from './resource-routes.js';
 import { DateTime, ProjectIdParams } from './schemas/common.js';
@@ -113,12 +116,12 @@ const shape = (e: ExperimentView) => ({
     deleted: e.flag.deleted,
     ensure_experience_continuity: e.flag.ensureExperienceContinuity,
   },
-  holdout: null,
+  holdout: null as unknown,
   holdout_id: e.config.holdout_id,
   exposure_cohort: null,
   parameters: e.config.parameters,
   secondary_metrics: [],
-  saved_metrics: [],
+  saved_metrics: [] as unknown[],
   saved_metrics_ids: e.config.saved_metrics_ids,
   filters: e.config.filters,
   archived: e.archived,
@@ -135,6 +138,44 @@ const shape = (e: ExperimentView) => ({
   conclusion_comment: e.config.conclusion_comment,
   status: statusOf(e),
 });
+
+/** `holdout` and `saved_metrics` filled from the stored holdout and saved metrics the ids name. */
+async function withLinks(meta: MetaDb, e: ExperimentView) {
+  const out = shape(e);
+  const created = (r: ExtraRecord) => ({ created_at: r.createdAt, updated_at: r.updatedAt });
+  if (typeof e.config.holdout_id === 'number') {
+    const h = await linkedExtra(meta, 'experiment_holdouts', e.teamId, e.config.holdout_id);
+    if (h)
+      out.holdout = {
+        id: h.id,
+        name: h.name,
+        description: h.description,
+        filters: h.body.filters,
+        ...created(h),
+      };
+  }
+  const links: unknown[] = [];
+  for (const raw of e.config.saved_metrics_ids.slice(0, 50)) {
+    const link = (typeof raw === 'object' && raw !== null ? raw : { id: raw }) as {
+      id?: unknown;
+      metadata?: unknown;
+    };
+    if (typeof link.id !== 'number') continue;
+    const m = await linkedExtra(meta, 'experiment_saved_metrics', e.teamId, link.id);
+    if (m)
+      links.push({
+        id: m.id,
+        saved_metric: m.id,
+        experiment: e.id,
+        metadata: link.metadata ?? m.body.metadata ?? {},
+        name: m.name,
+        query: m.body.query,
+        ...created(m),
+      });
+  }
+  out.saved_metrics = links as never[];
+  return out;
+}
 
 /**
  * Experiments (docs/experiments.md): PostHog's `experiments` API. Launch, stop and reset are
@@ -158,23 +199,33 @@ export const experimentRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, { d
           ...page,
           archived: request.query.archived,
         });
-        return { count: data.count, results: data.results.map(shape) };
+        return {
+          count: data.count,
+          results: await Promise.all(data.results.map((e) => withLinks(deps.meta, e))),
+        };
       },
     },
     create: {
       summary: 'Create an experiment, creating or linking its multivariate feature flag',
       handler: async (request) =>
-        shape(await createExperiment(flagDeps, projectAccessOf(request), principalOf(request), request.body)),
+        withLinks(
+          deps.meta,
+          await createExperiment(flagDeps, projectAccessOf(request), principalOf(request), request.body),
+        ),
     },
     retrieve: {
       summary: 'One experiment',
       handler: async (request) =>
-        shape(await getExperiment(flagDeps, projectAccessOf(request), idOf(request.params.id))),
+        withLinks(
+          deps.meta,
+          await getExperiment(flagDeps, projectAccessOf(request), idOf(request.params.id)),
+        ),
     },
     change: {
       summary: 'Change an experiment; `start_date` launches, `end_date` stops, both null resets',
       handler: async (request) =>
-        shape(
+        withLinks(
+          deps.meta,
           await changeExperiment(
             flagDeps,
             projectAccessOf(request),

@@ -9,6 +9,7 @@ import { consoleRoutes } from '../api/console.js';
 import type { ApiOptions, ApiPlugin } from '../api/context.js';
 import { dataRoutes } from '../api/data-routes.js';
 import { earlyAccessRoutes } from '../api/early-access.js';
+import { experimentExtrasRoutes } from '../api/experiment-extras.js';
 import { experimentRoutes } from '../api/experiments.js';
 import { featureFlagRoutes } from '../api/feature-flags.js';
 import { flagSdkRoutes } from '../api/feature-flags-sdk.js';
@@ -327,6 +328,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ],
     [featureFlagRoutes, { ...api, flags }],
     [experimentRoutes, { ...api, flags }],
+    [experimentExtrasRoutes, api],
     [surveyRoutes, { ...api, flags }],
     [surveySdkRoutes, { ...api, flags, resolveTeam }],
     [earlyAccessRoutes, { ...api, flags, resolveTeam }],

@@ -47,6 +47,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0046_async_deletions',
       '0047_error_tracking_rules',
       '0048_hog_functions',
+      '0049_experiment_extras',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

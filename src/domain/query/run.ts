@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { errorTrackingRunners } from '../error-tracking/query.js';
+import { experimentRunners } from '../experiments/query.js';
 import { funnelRetentionPathsRunners } from '../insights/registry.js';
 import { insightRunners } from '../insights/trends/registry.js';
 import { tracesRunners } from '../llm-analytics/traces-query.js';
@@ -51,6 +52,7 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   ...insightRunners,
   ...funnelRetentionPathsRunners,
   ...webAnalyticsRunners,
+  ...experimentRunners,
   HogQLMetadata: {
     check: checkMetadataNode,
     run: async (node, ctx) => hogqlMetadata(node as never, ctx) as QueryResult,

@@ -184,3 +184,14 @@ export async function runningExperimentsOnFlag(db: MetaDb, teamId: number, flagI
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** A summary of the team's experiments (latest change, count): part of result cache keys. */
+export async function experimentsState(db: MetaDb, teamId: number): Promise<string> {
+  const row = await db
+    .selectFrom('experiments')
+    .select((eb) => [eb.fn.max('updated_at').as('at'), eb.fn.countAll<number>().as('n')])
+    .where('team_id', '=', teamId)
+    .executeTakeFirst();
+  const at = row?.at;
+  return `${at ? iso(at as Date | string) : '-'}/${Number(row?.n ?? 0)}`;
+}

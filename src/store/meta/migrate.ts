@@ -26,6 +26,7 @@ import * as m0045 from './migrations/0045_experiments.js';
 import * as m0046 from './migrations/0046_async_deletions.js';
 import * as m0047 from './migrations/0047_error_tracking_rules.js';
 import * as m0048 from './migrations/0048_hog_functions.js';
+import * as m0049 from './migrations/0049_experiment_extras.js';
 
 /**
  * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0046_async_deletions': m0046,
   '0047_error_tracking_rules': m0047,
   '0048_hog_functions': m0048,
+  '0049_experiment_extras': m0049,
 };
 
 class InCodeMigrations implements MigrationProvider {

@@ -1,0 +1,600 @@
+import { DateTime } from 'luxon';
+import { notFound, validationError } from '../../errors.js';
+import { and, constant, type Expr, field as fieldOf, type SelectQuery } from '../../hogql/ast.js';
+import { parseExpr, parseSelect } from '../../hogql/parse.js';
+import { replacePlaceholders } from '../../hogql/placeholders.js';
+import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-filters.js';
+import { type ExperimentRecord, experimentsState, findExperiment } from '../../store/meta/experiments.js';
+import { type FeatureFlagRecord, findFeatureFlag } from '../../store/meta/feature-flags.js';
+import type { QueryResult, RunnerContext } from '../query/context.js';
+import type { QueryNode } from '../query/kinds.js';
+import { queryResponse } from '../query/response.js';
+import type { QueryRunner } from '../query/run.js';
+import { runSelect } from '../query/run-select.js';
+import { bayesian, frequentist, type VariantStats } from './stats/compare.js';
+
+/** PostHog's key for users exposed to more than one variant (`exclude` handling). */
+export const MULTIPLE_VARIANT_KEY = '$multiple';
+const MAX_DAYS = 1_000;
+
+interface ExposureCriteria {
+  filterTestAccounts?: boolean;
+  exposure_config?: { kind?: string; event?: string; properties?: AnyProperties } | null;
+  multiple_variant_handling?: 'exclude' | 'first_seen';
+}
+
+interface ExperimentNodeBase extends QueryNode {
+  experiment_id?: number;
+  modifiers?: Record<string, unknown>;
+}
+
+/** What a result needs about the experiment: its flag, variants, window and exposure criteria. */
+interface Setup {
+  experiment: ExperimentRecord;
+  flagKey: string;
+  variants: string[];
+  criteria: ExposureCriteria;
+  from: DateTime | null;
+  to: DateTime;
+}
+
+const bad = (detail: string, attr: string | null) => validationError(detail, attr);
+
+function checkExperimentId(node: QueryNode): void {
+  const id = node.experiment_id;
+  if (id === undefined || id === null) throw bad('experiment_id is required', 'experiment_id');
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 1)
+    throw bad('experiment_id must be a positive integer', 'experiment_id');
+}
+
+function checkCriteria(raw: unknown, attr: string): void {
+  if (raw === undefined || raw === null) return;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw bad(`${attr} must be an object`, attr);
+  const c = raw as Record<string, unknown>;
+  if (
+    c.multiple_variant_handling !== undefined &&
+    c.multiple_variant_handling !== null &&
+    c.multiple_variant_handling !== 'exclude' &&
+    c.multiple_variant_handling !== 'first_seen'
+  )
+    throw bad('multiple_variant_handling must be "exclude" or "first_seen"', attr);
+  const cfg = c.exposure_config as Record<string, unknown> | null | undefined;
+  if (cfg !== undefined && cfg !== null) {
+    if (typeof cfg !== 'object' || Array.isArray(cfg)) throw bad('exposure_config must be an object', attr);
+    if (cfg.event !== undefined && (typeof cfg.event !== 'string' || cfg.event === ''))
+      throw bad('exposure_config.event must be an event name', attr);
+    if (cfg.properties !== undefined && !Array.isArray(cfg.properties) && typeof cfg.properties !== 'object')
+      throw bad('exposure_config.properties must be a list of property filters', attr);
+  }
+}
+
+async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Promise<Setup> {
+  const meta = ctx.meta;
+  if (!meta) throw new Error('experiment queries need the metadata store');
+  const experiment = await findExperiment(meta, ctx.teamId, Number(node.experiment_id));
+  if (!experiment) throw notFound(`Experiment ${node.experiment_id} does not exist.`);
+  const flag: FeatureFlagRecord | undefined = await findFeatureFlag(
+    meta,
+    ctx.teamId,
+    experiment.featureFlagId,
+  );
+  if (!flag) throw notFound("The experiment's feature flag does not exist.");
+  const multivariate = (flag.filters.multivariate ?? {}) as { variants?: { key?: string }[] };
+  const variants = (multivariate.variants ?? [])
+    .map((v) => v.key)
+    .filter((k): k is string => typeof k === 'string');
+  const criteria = (node.exposure_criteria ?? experiment.config.exposure_criteria ?? {}) as ExposureCriteria;
+  const startRaw = (node.start_date as string | undefined) ?? experiment.startDate;
+  const endRaw = (node.end_date as string | undefined) ?? experiment.endDate;
+  const from = startRaw ? DateTime.fromISO(startRaw, { zone: 'utc' }) : null;
+  const to = endRaw
+    ? DateTime.fromISO(endRaw, { zone: 'utc' })
+    : DateTime.fromJSDate(ctx.now, { zone: 'utc' });
+  if (from && !from.isValid) throw bad('start_date is not a date', 'start_date');
+  if (!to.isValid) throw bad('end_date is not a date', 'end_date');
+  return { experiment, flagKey: flag.key, variants, criteria, from, to };
+}
+
+/**
+ * Conditions on exposure events, as PostHog builds them: the window, the exposure event (the
+ * flag's `$feature_flag_called`, variant in `$feature_flag_response`, or a custom event with the
+ * variant in `$feature/<key>`), a known variant, test accounts and the custom event's properties.
+ */
+function exposureParts(s: Setup, ctx: RunnerContext): { variant: Expr; where: Expr } {
+  const cfg = s.criteria.exposure_config;
+  const custom = cfg?.event && cfg.event !== '$feature_flag_called' ? cfg.event : null;
+  const variantProp = custom ? `$feature/${s.flagKey}` : '$feature_flag_response';
+  const variant = field(['properties', variantProp]);
+  const where: Expr[] = [
+    exprOf('event = {e}', { e: custom ?? '$feature_flag_called' }),
+    exprOf('toString({v}) IN {variants}', { variants: s.variants }, { v: variant }),
+  ];
+  if (!custom) where.push(exprOf('properties.$feature_flag = {k}', { k: s.flagKey }));
+  if (s.from) where.push(exprOf('timestamp >= toDateTime({t})', { t: s.from.toSeconds() }));
+  where.push(exprOf('timestamp <= toDateTime({t})', { t: s.to.toSeconds() }));
+  if (s.criteria.filterTestAccounts && ctx.testAccountFilters)
+    where.push(propertiesToExpr(ctx.testAccountFilters as AnyProperties, 'events'));
+  if (custom && cfg?.properties) {
+    const props = at('exposure_criteria', () => propertiesToExpr(cfg.properties as AnyProperties, 'events'));
+    where.push(props);
+  }
+  return { variant, where: andAll(where) };
+}
+
+const field = (chain: string[]): Expr => fieldOf(...chain);
+const andAll = (exprs: Expr[]): Expr => (exprs.length ? and(...exprs) : constant(true));
+
+/** An expression with its placeholders filled now (nested placeholders are not filled later). */
+function exprOf(text: string, values: Record<string, unknown>, exprs: Record<string, Expr> = {}): Expr {
+  return replacePlaceholders(parseExpr(text), { values, exprs });
+}
+
+/**
+ * One row per exposed person: the variant (of the first exposure under `first_seen`, or
+ * `$multiple` when several were seen under `exclude`) and the time of the first exposure.
+ */
+const EXPOSURES = `
+  SELECT person_id AS entity, {variant_expr} AS variant, min(timestamp) AS first_exposure
+  FROM events WHERE {where} GROUP BY entity`;
+
+function variantExpr(s: Setup): string {
+  return s.criteria.multiple_variant_handling === 'first_seen'
+    ? 'argMin(toString({v}), timestamp)'
+    : `if(count(DISTINCT toString({v})) > 1, '${MULTIPLE_VARIANT_KEY}', any(toString({v})))`;
+}
+
+/** The exposures subquery's text and the expressions its placeholders stand for. */
+function exposuresQuery(s: Setup, ctx: RunnerContext): { text: string; exprs: Record<string, Expr> } {
+  const { variant, where } = exposureParts(s, ctx);
+  return { text: EXPOSURES.replace('{variant_expr}', variantExpr(s)), exprs: { v: variant, where } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// ExperimentExposureQuery
+
+const DAILY = `
+  SELECT toStartOfDay(first_exposure) AS day, variant, count() AS n
+  FROM ({exposures}) GROUP BY day, variant ORDER BY day, variant LIMIT 5000`;
+
+function checkExposureNode(node: QueryNode): QueryNode {
+  checkExperimentId(node);
+  checkCriteria(node.exposure_criteria, 'exposure_criteria');
+  for (const k of ['start_date', 'end_date'] as const) {
+    const v = node[k];
+    if (v !== undefined && v !== null && (typeof v !== 'string' || !DateTime.fromISO(v).isValid))
+      throw bad(`${k} must be an ISO date`, k);
+  }
+  return node;
+}
+
+async function runExposures(node: ExperimentNodeBase, ctx: RunnerContext): Promise<QueryResult> {
+  const started = performance.now();
+  const s = await setupOf(node, ctx);
+  const dateRange = {
+    date_from: s.from ? s.from.setZone(ctx.timezone).toISO() : null,
+    date_to: s.experiment.endDate || node.end_date ? s.to.setZone(ctx.timezone).toISO() : null,
+    explicitDate: true,
+  };
+  // A draft experiment has no exposures yet.
+  if (!s.from) {
+    return queryResponse(
+      {
+        kind: 'ExperimentExposureQuery',
+        results: undefined,
+        timeseries: [],
+        total_exposures: {},
+        date_range: dateRange,
+      },
+      { seconds: 0, modifiers: node.modifiers },
+    );
+  }
+  const exp = exposuresQuery(s, ctx);
+  const run = await runSelect(parseSelect(DAILY.replace('{exposures}', exp.text)) as SelectQuery, ctx, {
+    modifiers: node.modifiers,
+    exprs: exp.exprs,
+  });
+  const counts = new Map<string, Map<string, number>>();
+  for (const [day, variant, n] of run.rows) {
+    const v = String(variant);
+    const m = counts.get(v) ?? new Map<string, number>();
+    m.set(String(day).slice(0, 10), Number(n));
+    counts.set(v, m);
+  }
+  // Every day of the window, for every variant seen, cumulated as PostHog draws it.
+  const days: string[] = [];
+  const last = s.to.setZone(ctx.timezone).startOf('day');
+  for (
+    let d = s.from.setZone(ctx.timezone).startOf('day');
+    d <= last && days.length < MAX_DAYS;
+    d = d.plus({ days: 1 })
+  )
+    days.push(d.toISODate() as string);
+  const order = [...s.variants, MULTIPLE_VARIANT_KEY].filter((v) => counts.has(v));
+  const timeseries = order.map((variant) => {
+    const m = counts.get(variant) as Map<string, number>;
+    let total = 0;
+    return { variant, days, exposure_counts: days.map((d) => (total += m.get(d) ?? 0)) };
+  });
+  const total_exposures: Record<string, number> = {};
+  for (const v of order)
+    total_exposures[v] = [...(counts.get(v) as Map<string, number>).values()].reduce((a, b) => a + b, 0);
+  return queryResponse(
+    {
+      kind: 'ExperimentExposureQuery',
+      results: undefined,
+      timeseries,
+      total_exposures,
+      date_range: dateRange,
+    },
+    { seconds: (performance.now() - started) / 1000, modifiers: node.modifiers },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// ExperimentQuery
+
+interface EventSource {
+  kind: 'EventsNode' | 'ActionsNode';
+  event?: string | null;
+  math?: string;
+  math_property?: string;
+  properties?: AnyProperties;
+}
+
+interface Metric {
+  kind: 'ExperimentMetric';
+  metric_type: 'mean' | 'funnel' | 'ratio';
+  source?: EventSource;
+  series?: EventSource[];
+  numerator?: EventSource;
+  denominator?: EventSource;
+  conversion_window?: number | null;
+  conversion_window_unit?: string | null;
+}
+
+const MEAN_MATHS = ['total', 'sum', 'unique_session'];
+const UNITS: Record<string, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  week: 604800,
+  month: 2592000,
+};
+
+function checkSource(raw: unknown, attr: string): EventSource {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw bad('The metric source must be an EventsNode', attr);
+  const src = raw as Record<string, unknown>;
+  if (src.kind !== 'EventsNode')
+    throw bad(
+      src.kind === 'ActionsNode' || src.kind === 'DataWarehouseNode'
+        ? `${src.kind} metric sources are not supported yet; use an EventsNode`
+        : 'The metric source must be an EventsNode',
+      attr,
+    );
+  if (src.event !== undefined && src.event !== null && typeof src.event !== 'string')
+    throw bad('The metric source needs an event name (or null for all events)', attr);
+  const math = src.math ?? 'total';
+  if (typeof math !== 'string' || !MEAN_MATHS.includes(math))
+    throw bad(`math must be one of ${MEAN_MATHS.join(', ')}`, attr);
+  if (math === 'sum' && (typeof src.math_property !== 'string' || src.math_property === ''))
+    throw bad('math "sum" needs a math_property', attr);
+  if (src.properties !== undefined && src.properties !== null && typeof src.properties !== 'object')
+    throw bad('properties must be a list of property filters', attr);
+  return src as unknown as EventSource;
+}
+
+export function checkMetric(raw: unknown): Metric {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw bad('metric is required', 'metric');
+  const m = raw as Record<string, unknown>;
+  if (m.kind !== 'ExperimentMetric') throw bad('metric.kind must be "ExperimentMetric"', 'metric');
+  if (m.metric_type === 'mean') checkSource(m.source, 'metric__source');
+  else if (m.metric_type === 'funnel') {
+    if (!Array.isArray(m.series) || m.series.length < 1 || m.series.length > 20)
+      throw bad('A funnel metric needs 1 to 20 steps in series', 'metric__series');
+    m.series.forEach((step, i) => {
+      const src = checkSource(step, `metric__series__${i}`);
+      if (src.math && src.math !== 'total') throw bad('Funnel steps take no math', `metric__series__${i}`);
+    });
+  } else if (m.metric_type === 'ratio') {
+    checkSource(m.numerator, 'metric__numerator');
+    checkSource(m.denominator, 'metric__denominator');
+  } else throw bad('metric_type must be "mean", "funnel" or "ratio"', 'metric__metric_type');
+  if (m.conversion_window !== undefined && m.conversion_window !== null) {
+    if (typeof m.conversion_window !== 'number' || !(m.conversion_window > 0))
+      throw bad('conversion_window must be a positive number', 'metric__conversion_window');
+    const unit = m.conversion_window_unit ?? 'day';
+    if (typeof unit !== 'string' || !(unit in UNITS))
+      throw bad(
+        `conversion_window_unit must be one of ${Object.keys(UNITS).join(', ')}`,
+        'metric__conversion_window_unit',
+      );
+  }
+  return m as unknown as Metric;
+}
+
+function checkExperimentNode(node: QueryNode): QueryNode {
+  checkExperimentId(node);
+  checkMetric(node.metric);
+  return node;
+}
+
+function windowSeconds(m: Metric): number | null {
+  if (!m.conversion_window) return null;
+  return m.conversion_window * (UNITS[m.conversion_window_unit ?? 'day'] ?? 86400);
+}
+
+function sourceWhere(src: EventSource): Expr {
+  const parts: Expr[] = [];
+  if (src.event) parts.push(exprOf('event = {e}', { e: src.event }));
+  if (src.properties && (!Array.isArray(src.properties) || src.properties.length))
+    parts.push(at('metric', () => propertiesToExpr(src.properties as AnyProperties, 'events')));
+  return parts.length ? andAll(parts) : constant(true);
+}
+
+/**
+ * The metric's events, one row each, with per source `f<i>` (the event matches source i) and
+ * `a<i>` (its amount for `sum`): the outer query cannot see the event's properties.
+ */
+function metricEvents(sources: EventSource[], s: Setup): { text: string; exprs: Record<string, Expr> } {
+  const exprs: Record<string, Expr> = {
+    metric_where: andAll([
+      exprOf('timestamp <= toDateTime({t})', { t: s.to.toSeconds() }),
+      sources.length === 1
+        ? sourceWhere(sources[0] as EventSource)
+        : ({ node: 'Or', exprs: sources.map(sourceWhere) } as unknown as Expr),
+    ]),
+  };
+  const cols = sources.map((src, i) => {
+    exprs[`f${i}`] = sourceWhere(src);
+    exprs[`a${i}`] =
+      (src.math ?? 'total') === 'sum'
+        ? exprOf('ifNull(toFloat({p}), 0)', {}, { p: field(['properties', src.math_property as string]) })
+        : constant(0);
+    return `{f${i}} AS f${i}, {a${i}} AS a${i}`;
+  });
+  const text = `SELECT person_id AS entity, timestamp AS ts, toString(properties.$session_id) AS sid, ${cols.join(', ')}
+    FROM events WHERE {metric_where}`;
+  return { text, exprs };
+}
+
+/** The per-person aggregate of source i (count, sum or distinct sessions) after exposure. */
+function sourceValue(src: EventSource, i: number): string {
+  const math = src.math ?? 'total';
+  if (math === 'sum') return `sumIf(m.a${i}, {in_window} AND m.f${i})`;
+  if (math === 'unique_session')
+    return `count(DISTINCT if({in_window} AND m.f${i} AND m.sid != '', m.sid, NULL))`;
+  return `countIf({in_window} AND m.f${i})`;
+}
+
+/** Per exposed person: the values of the metric's sources; then sums per variant. */
+const PER_VARIANT = `
+  SELECT variant, count() AS n, sum(v0) AS s, sum(v0 * v0) AS ss, sum(v1) AS ds, sum(v1 * v1) AS dss, sum(v0 * v1) AS sp
+  FROM (
+    SELECT exposures.entity AS entity, any(exposures.variant) AS variant, {values}
+    FROM ({exposures}) AS exposures
+    LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
+    GROUP BY entity
+  ) GROUP BY variant`;
+
+/** Per exposed person: the times each funnel step happened after exposure. */
+const FUNNEL = `
+  SELECT exposures.entity AS entity, any(exposures.variant) AS variant,
+    toUnixTimestamp(any(exposures.first_exposure)) AS exposed, {steps}
+  FROM ({exposures}) AS exposures
+  LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
+  GROUP BY entity`;
+
+function inWindow(m: Metric, s: Setup): Expr {
+  const w = windowSeconds(m);
+  const parts = [exprOf('m.ts >= exposures.first_exposure', {})];
+  if (w) parts.push(exprOf('m.ts < exposures.first_exposure + toIntervalSecond({w})', { w: Math.round(w) }));
+  parts.push(exprOf('m.ts <= toDateTime({t})', { t: s.to.toSeconds() }));
+  return andAll(parts);
+}
+
+/** A variant's sums for a mean (one source) or a ratio (numerator and denominator) metric. */
+export interface RatioStats extends VariantStats {
+  denominator_sum?: number;
+  denominator_sum_squares?: number;
+  numerator_denominator_sum_product?: number;
+}
+
+async function meanStats(
+  m: Metric,
+  s: Setup,
+  node: ExperimentNodeBase,
+  ctx: RunnerContext,
+): Promise<Map<string, RatioStats>> {
+  const ratio = m.metric_type === 'ratio';
+  const sources = ratio
+    ? [m.numerator as EventSource, m.denominator as EventSource]
+    : [m.source as EventSource];
+  const exp = exposuresQuery(s, ctx);
+  const events = metricEvents(sources, s);
+  const values = [
+    `${sourceValue(sources[0] as EventSource, 0)} AS v0`,
+    ratio ? `${sourceValue(sources[1] as EventSource, 1)} AS v1` : '0 AS v1',
+  ];
+  const text = PER_VARIANT.replace('{exposures}', exp.text)
+    .replace('{metric_events}', events.text)
+    .replace('{values}', values.join(', '));
+  const run = await runSelect(parseSelect(text) as SelectQuery, ctx, {
+    modifiers: node.modifiers,
+    exprs: { ...exp.exprs, ...events.exprs, in_window: inWindow(m, s) },
+  });
+  const out = new Map<string, RatioStats>();
+  for (const [variant, n, sum, ss, ds, dss, sp] of run.rows)
+    out.set(String(variant), {
+      key: String(variant),
+      number_of_samples: Number(n),
+      sum: Number(sum ?? 0),
+      sum_squares: Number(ss ?? 0),
+      ...(ratio
+        ? {
+            denominator_sum: Number(ds ?? 0),
+            denominator_sum_squares: Number(dss ?? 0),
+            numerator_denominator_sum_product: Number(sp ?? 0),
+          }
+        : {}),
+    });
+  return out;
+}
+
+async function funnelStats(
+  m: Metric,
+  s: Setup,
+  node: ExperimentNodeBase,
+  ctx: RunnerContext,
+): Promise<Map<string, VariantStats & { step_counts: number[] }>> {
+  const series = m.series as EventSource[];
+  const exp = exposuresQuery(s, ctx);
+  const steps = series.map(
+    (_, i) => `arraySort(groupArrayIf(toUnixTimestamp(m.ts), {in_window} AND m.f${i})) AS step_${i}`,
+  );
+  const events = metricEvents(series, s);
+  const text = FUNNEL.replace('{exposures}', exp.text)
+    .replace('{metric_events}', events.text)
+    .replace('{steps}', steps.join(', '));
+  const exprs: Record<string, Expr> = { ...exp.exprs, ...events.exprs, in_window: inWindow(m, s) };
+  const run = await runSelect(parseSelect(text) as SelectQuery, ctx, { modifiers: node.modifiers, exprs });
+  const win = windowSeconds(m);
+  const out = new Map<string, VariantStats & { step_counts: number[] }>();
+  for (const row of run.rows) {
+    const variant = String(row[1]);
+    const exposed = Number(row[2]);
+    const stats = out.get(variant) ?? {
+      key: variant,
+      number_of_samples: 0,
+      sum: 0,
+      sum_squares: 0,
+      step_counts: series.map(() => 0),
+    };
+    stats.number_of_samples++;
+    // Ordered steps: each the first time after the previous one, all inside the window.
+    let t = exposed;
+    let reached = 0;
+    for (let i = 0; i < series.length; i++) {
+      const times = (row[3 + i] as unknown[]).map(Number);
+      const next = times.find((x) => x >= t && (win === null || x < exposed + win));
+      if (next === undefined) break;
+      t = next;
+      reached++;
+      stats.step_counts[i] = (stats.step_counts[i] ?? 0) + 1;
+    }
+    if (reached === series.length) {
+      stats.sum++;
+      stats.sum_squares++;
+    }
+    out.set(variant, stats);
+  }
+  return out;
+}
+
+type Failure = 'not-enough-exposures' | 'baseline-mean-is-zero';
+
+function failures(st: VariantStats, baseline = false): Failure[] {
+  const f: Failure[] = [];
+  if (st.number_of_samples < 2) f.push('not-enough-exposures');
+  if (baseline && st.number_of_samples > 0 && st.sum === 0) f.push('baseline-mean-is-zero');
+  return f;
+}
+
+/**
+ * What the comparison functions take. A ratio metric (ΣN / ΣD per variant) becomes a variant with
+ * the ratio as its mean and the delta-method variance of the ratio as the variance of that mean,
+ * so the same Welch / Bayesian comparison applies.
+ */
+export function comparable(st: RatioStats): VariantStats {
+  if (st.denominator_sum === undefined) return st;
+  const n = st.number_of_samples;
+  const none = { key: st.key, number_of_samples: 0, sum: 0, sum_squares: 0 };
+  if (n < 2 || !st.denominator_sum) return none;
+  const mN = st.sum / n;
+  const mD = st.denominator_sum / n;
+  const varN = (st.sum_squares - n * mN * mN) / (n - 1);
+  const varD = ((st.denominator_sum_squares ?? 0) - n * mD * mD) / (n - 1);
+  const cov = ((st.numerator_denominator_sum_product ?? 0) - n * mN * mD) / (n - 1);
+  const r = mN / mD;
+  const varMean = Math.max(0, (varN / mD ** 2 - (2 * mN * cov) / mD ** 3 + (mN ** 2 * varD) / mD ** 4) / n);
+  return { key: st.key, number_of_samples: n, sum: n * r, sum_squares: (n - 1) * n * varMean + n * r * r };
+}
+
+async function runExperiment(node: ExperimentNodeBase, ctx: RunnerContext): Promise<QueryResult> {
+  const started = performance.now();
+  const metric = checkMetric(node.metric);
+  const s = await setupOf(node, ctx);
+  if (!s.from) throw bad('The experiment has not started: it has no exposures yet.', 'experiment_id');
+  const stats =
+    metric.metric_type === 'funnel'
+      ? await funnelStats(metric, s, node, ctx)
+      : await meanStats(metric, s, node, ctx);
+  const empty = (key: string): VariantStats => ({ key, number_of_samples: 0, sum: 0, sum_squares: 0 });
+  const control = stats.get('control') ?? empty('control');
+  const cfg = (s.experiment.config.stats_config ?? {}) as {
+    method?: string;
+    alpha?: number;
+    ci_level?: number;
+  };
+  const method = cfg.method === 'frequentist' ? 'frequentist' : 'bayesian';
+  const variant_results = s.variants
+    .filter((k) => k !== 'control')
+    .map((k) => {
+      const st = stats.get(k) ?? empty(k);
+      const base = { ...st, validation_failures: failures(st) };
+      if (method === 'frequentist') {
+        const r = frequentist(
+          comparable(control),
+          comparable(st),
+          typeof cfg.alpha === 'number' ? cfg.alpha : 0.05,
+        );
+        return {
+          ...base,
+          method,
+          significant: r.significant,
+          p_value: r.p_value,
+          confidence_interval: r.confidence_interval,
+        };
+      }
+      const r = bayesian(
+        comparable(control),
+        comparable(st),
+        typeof cfg.ci_level === 'number' ? cfg.ci_level : 0.95,
+      );
+      return {
+        ...base,
+        method,
+        significant: r.significant,
+        chance_to_win: r.chance_to_win,
+        credible_interval: r.credible_interval,
+      };
+    });
+  return queryResponse(
+    {
+      kind: 'ExperimentQuery',
+      results: undefined,
+      metric: node.metric,
+      baseline: { ...control, validation_failures: failures(control, true) },
+      variant_results,
+      stats_version: 2,
+    },
+    { seconds: (performance.now() - started) / 1000, modifiers: node.modifiers },
+  );
+}
+
+export const experimentRunners: Record<string, QueryRunner> = {
+  ExperimentExposureQuery: {
+    check: checkExposureNode,
+    run: (node, ctx) => runExposures(node as ExperimentNodeBase, ctx),
+    staleness: { interval: 'minute' },
+    metaState: (deps, teamId) => experimentsState(deps.meta, teamId),
+  },
+  ExperimentQuery: {
+    check: checkExperimentNode,
+    run: (node, ctx) => runExperiment(node as ExperimentNodeBase, ctx),
+    staleness: { interval: 'minute' },
+    metaState: (deps, teamId) => experimentsState(deps.meta, teamId),
+  },
+};
