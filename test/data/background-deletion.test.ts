@@ -144,7 +144,10 @@ describe('background person deletion', () => {
   });
 
   it('makes cached query results computed before it stale', async () => {
-    await capture(h, h.boot.project_api_key, project, [ev('cached-ev', 'cache-1'), ev('cached-ev', 'cache-2')]);
+    await capture(h, h.boot.project_api_key, project, [
+      ev('cached-ev', 'cache-1'),
+      ev('cached-ev', 'cache-2'),
+    ]);
     const ask = async () => {
       const res = await h.request('POST', `/api/projects/${project}/query/`, {
         body: {
