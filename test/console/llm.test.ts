@@ -69,6 +69,20 @@ describe.skipIf(!hasChromium)(`console LLM traces (${backend})`, () => {
           $ai_latency: 0.4,
         },
       })),
+      {
+        event: '$ai_generation',
+        distinct_id: 'ada',
+        timestamp: at(20),
+        properties: {
+          $ai_trace_id: 'trace-house',
+          $ai_model: 'house-llm',
+          $ai_provider: 'acme',
+          $ai_input_tokens: 1000,
+          $ai_output_tokens: 1000,
+          $ai_latency: 3,
+          $ai_is_error: true,
+        },
+      },
     ];
     const res = await h.request('POST', '/batch/', { body: { api_key: h.boot.project_api_key, batch } });
     expect(res.statusCode).toBe(200);
@@ -97,10 +111,10 @@ describe.skipIf(!hasChromium)(`console LLM traces (${backend})`, () => {
       const page = await context.newPage();
       await logIn(page);
       await page.goto(`${base}/llm`);
-      await page.getByRole('heading', { name: 'LLM traces' }).waitFor();
+      await page.getByRole('heading', { name: 'LLM analytics' }).waitFor();
       const link = page.getByRole('link', { name: 'support chat' });
       await link.waitFor();
-      expect(await page.getByRole('row').count()).toBe(6);
+      expect(await page.getByRole('region', { name: 'Traces' }).getByRole('row').count()).toBe(7);
       if (SHOTS) await page.screenshot({ path: `${SHOTS}/traces-${width}-${scheme}.png`, fullPage: true });
       await link.click();
       await page.getByRole('heading', { name: 'support chat', exact: true }).waitFor();
@@ -123,5 +137,70 @@ describe.skipIf(!hasChromium)(`console LLM traces (${backend})`, () => {
       }
       await context.close();
     }
-  });
+    // Four viewports, each loading the dashboard's queries.
+  }, 120_000);
+
+  it("draws the dashboard's aggregates by model, lists uncosted models and prices one", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 }, colorScheme: 'dark' });
+    const page = await context.newPage();
+    await logIn(page);
+    await page.goto(`${base}/llm`);
+    // Cost by model: gpt-4o-mini's 1200 × 0.15/M + 300 × 0.60/M = $0.00036; house-llm has none.
+    const cost = page.getByRole('region', { name: 'Cost by model (USD)' });
+    await cost.locator('canvas, svg').first().waitFor();
+    await cost.getByRole('row', { name: /Cost · gpt-4o-mini \$0\.00036/ }).waitFor();
+    const tokens = page.getByRole('region', { name: 'Tokens by model' });
+    await tokens.getByRole('row', { name: /Input · claude-3-5-haiku 200/ }).waitFor();
+    await tokens.getByRole('row', { name: /Output · gpt-4o-mini 300/ }).waitFor();
+    const latency = page.getByRole('region', { name: 'Latency by model (seconds)' });
+    await latency.getByRole('row', { name: /p95 · house-llm 3\.00 s/ }).waitFor();
+    const errors = page.getByRole('region', { name: 'Generations and errors by model' });
+    await errors.getByRole('row', { name: /Generations · claude-3-5-haiku 4/ }).waitFor();
+    await errors.getByRole('row', { name: /Errors · house-llm 1/ }).waitFor();
+    expect(await errors.getByRole('row', { name: /Errors · gpt-4o-mini/ }).count()).toBe(0);
+
+    // The uncosted model is listed; its price is set from the page, with the keyboard.
+    const uncosted = page.getByRole('region', { name: 'Uncosted models' });
+    const row = uncosted.getByRole('row', { name: /house-llm acme 1/ });
+    await row.waitFor();
+    expect(await uncosted.getByRole('row', { name: /gpt-4o-mini/ }).count()).toBe(0);
+    await row.getByRole('button', { name: 'Set a price' }).focus();
+    await page.keyboard.press('Enter');
+    expect(await uncosted.getByRole('textbox', { name: 'Model', exact: true }).inputValue()).toBe(
+      'house-llm',
+    );
+    await uncosted.getByLabel('Input, USD per million tokens').fill('2');
+    await uncosted.getByLabel('Output, USD per million tokens').fill('6');
+    await uncosted.getByLabel('Output, USD per million tokens').press('Enter');
+    await uncosted.getByRole('status').getByText('Saved: new events of house-llm').waitFor();
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/dashboard-390-dark.png`, fullPage: true });
+    await context.close();
+
+    const project = (await h.request('GET', `/api/projects/${h.boot.project_id}/`)).json();
+    expect(project.llm_custom_model_prices).toEqual([
+      { model: 'house-llm', prompt_token: 0.000002, completion_token: 0.000006 },
+    ]);
+    // The next event of that model is priced with it.
+    const res = await h.request('POST', '/batch/', {
+      body: {
+        api_key: h.boot.project_api_key,
+        batch: [
+          {
+            event: '$ai_generation',
+            distinct_id: 'ada',
+            properties: {
+              $ai_trace_id: 'trace-house-2',
+              $ai_model: 'house-llm',
+              $ai_input_tokens: 1_000_000,
+            },
+          },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const trace = await h.request('POST', `/api/projects/${h.boot.project_id}/query/`, {
+      body: { query: { kind: 'TraceQuery', traceId: 'trace-house-2' } },
+    });
+    expect(trace.json().results[0].totalCost).toBeCloseTo(2, 10);
+  }, 60_000);
 });

@@ -44,6 +44,7 @@ describe(`LLM traces queries (${backend})`, () => {
           $ai_span_id: 's-1',
           $ai_parent_id: 't-1',
           $ai_span_name: 'retrieve',
+          $ai_session_id: 'conversation-9',
         },
       },
       gen('t-1', 3, {
@@ -109,6 +110,29 @@ describe(`LLM traces queries (${backend})`, () => {
     expect(t1.person).toMatchObject({ distinct_id: 'ada', properties: { email: 'ada@example.com' } });
     // t-2 has no trace event: latency is its generations' sum.
     expect(page.results[1].totalLatency).toBe(0.25);
+    // The fields of PostHog's LLMTrace (schema-general.ts), no more, no fewer.
+    expect(Object.keys(t1).sort()).toEqual(
+      [
+        'aiSessionId',
+        'createdAt',
+        'errorCount',
+        'events',
+        'id',
+        'inputCost',
+        'inputState',
+        'inputTokens',
+        'outputCost',
+        'outputState',
+        'outputTokens',
+        'person',
+        'totalCost',
+        'totalLatency',
+        'traceName',
+      ].sort(),
+    );
+    expect(Object.keys(t1.person).sort()).toEqual(['created_at', 'distinct_id', 'properties', 'uuid']);
+    expect(t1.aiSessionId).toBe('conversation-9');
+    expect(page.results[1].aiSessionId).toBeNull();
   });
 
   it('filters traces by an event property and by date range', async () => {

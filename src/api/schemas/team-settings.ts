@@ -8,6 +8,19 @@ const Strings = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })
 const Objects = Type.Array(Json, { maxItems: 1000 });
 const Flag = Nullable(Type.Boolean());
 
+const UsdPerToken = Type.Number({ minimum: 0, maximum: 1 });
+/** A project's own price for a model (domain/llm-analytics/cost.ts), USD per token. */
+export const LlmModelPrice = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 200 }),
+    prompt_token: UsdPerToken,
+    completion_token: UsdPerToken,
+    cache_read_token: Type.Optional(UsdPerToken),
+    cache_write_token: Type.Optional(UsdPerToken),
+  },
+  { additionalProperties: false },
+);
+
 /** The type of each stored PostHog setting (see domain/organizations/team-settings.ts). */
 export const TEAM_SETTING_TYPES = {
   app_urls: Type.Array(Nullable(Type.String({ maxLength: 2000 })), { maxItems: 1000 }),
@@ -66,6 +79,7 @@ export const TEAM_SETTING_TYPES = {
     Type.Null(),
   ]),
   events_retention_days: Nullable(Type.Integer({ minimum: MIN_RETENTION_DAYS, maximum: MAX_RETENTION_DAYS })),
+  llm_custom_model_prices: Nullable(Type.Array(LlmModelPrice, { maxItems: 500 })),
 } satisfies Record<TeamSettingName, TSchema>;
 
 /** The settings as request fields (each optional). */

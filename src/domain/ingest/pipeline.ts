@@ -8,7 +8,7 @@ import type { TeamRecord } from '../../store/meta/teams.js';
 import type { DefinitionsCollector } from '../definitions/collector.js';
 import { createExceptionStep, type ExceptionStep } from '../error-tracking/ingest-step.js';
 import type { GeoStep } from '../geoip/enrich.js';
-import { type CostStep, createCostStep } from '../llm-analytics/cost.js';
+import { type CostStep, createCostStep, projectPrices } from '../llm-analytics/cost.js';
 import { createPriceBook } from '../llm-analytics/model-prices.js';
 import { joinInSlices } from '../slices.js';
 import { enrichFromCache } from './cached-persons.js';
@@ -156,7 +156,8 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
       let fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
       if (fresh.length === 0) return;
-      for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e);
+      const own = projectPrices(team.settings);
+      for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e, own);
       // Only requests carrying exceptions pay for error tracking (an issue lookup, cached).
       const exceptions = fresh.filter((e) => e.event === '$exception');
       if (exceptions.length > 0) {

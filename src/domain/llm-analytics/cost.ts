@@ -1,4 +1,4 @@
-import type { ModelPrice, PriceBook } from './model-prices.js';
+import type { ModelPrice, PriceBook, PricedModel } from './model-prices.js';
 
 /** The events PostHog's ingestion prices. */
 const PRICED = new Set(['$ai_generation', '$ai_embedding']);
@@ -94,10 +94,10 @@ function setCosts(p: Record<string, unknown>, price: ModelPrice, used: string): 
  * filled in); per-token prices it sent (`$ai_input_token_price`, ...) are used instead of the table. Unknown models are left uncosted and returned, so that they can be listed.
  */
 export function createCostStep(deps: { prices: PriceBook }) {
-  return function applyCost(event: {
-    event: string;
-    properties: Record<string, unknown>;
-  }): string | undefined {
+  return function applyCost(
+    event: { event: string; properties: Record<string, unknown> },
+    projectPrices?: ProjectPrices,
+  ): string | undefined {
     if (!PRICED.has(event.event)) return undefined;
     const p = event.properties;
     const sentInput = p.$ai_input_cost_usd;
@@ -115,6 +115,14 @@ export function createCostStep(deps: { prices: PriceBook }) {
       return undefined;
     }
     if (typeof p.$ai_model !== 'string' || p.$ai_model === '') return undefined;
+    // The project's own prices (a negotiated rate, a self-hosted model) before the table.
+    const own = projectPrices?.find(p.$ai_model);
+    if (own) {
+      setCosts(p, own.price, own.model);
+      p.$ai_cost_model_source = 'custom';
+      p.$ai_cost_model_provider = 'custom';
+      return undefined;
+    }
     const priced = deps.prices.find(p.$ai_model);
     if (!priced) return p.$ai_model;
     setCosts(p, priced.price, priced.model);
@@ -124,3 +132,44 @@ export function createCostStep(deps: { prices: PriceBook }) {
 }
 
 export type CostStep = ReturnType<typeof createCostStep>;
+
+/** A project's `llm_custom_model_prices` setting, as stored (validated on the way in). */
+export interface ProjectModelPrice extends ModelPrice {
+  model: string;
+}
+
+export interface ProjectPrices {
+  find(model: string): PricedModel | undefined;
+}
+
+/** Lower case, provider prefix dropped, every run of other characters one dash. */
+const key = (name: string) =>
+  (name.toLowerCase().split('/').pop() ?? '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+
+const memo = new WeakMap<object, ProjectPrices | undefined>();
+
+/**
+ * The project's own model prices, matched by name only (lower-cased, with or without a provider
+ * prefix, punctuation read as dashes): unlike the table, `gpt-4o` priced here does not price
+ * `gpt-4o-mini`. Remembered per settings object (the team cache holds one until it changes).
+ */
+export function projectPrices(
+  settings: Record<string, unknown> | null | undefined,
+): ProjectPrices | undefined {
+  if (!settings) return undefined;
+  if (memo.has(settings)) return memo.get(settings);
+  const list = settings.llm_custom_model_prices;
+  let out: ProjectPrices | undefined;
+  if (Array.isArray(list) && list.length > 0) {
+    const byName = new Map<string, PricedModel>();
+    for (const entry of list as ProjectModelPrice[]) {
+      if (typeof entry?.model !== 'string') continue;
+      const { model, ...price } = entry;
+      const name = key(model);
+      if (name && !byName.has(name)) byName.set(name, { model, price });
+    }
+    out = { find: (model) => byName.get(key(model)) };
+  }
+  memo.set(settings, out);
+  return out;
+}

@@ -57,7 +57,8 @@ const TRACES = `
     argMinIf(properties.$ai_output_state, timestamp, event = '$ai_trace') AS output_state,
     coalesce(argMinIf(coalesce(properties.$ai_span_name, properties.$ai_trace_name), timestamp, event = '$ai_trace'),
              argMinIf(properties.$ai_trace_name, timestamp, isNotNull(properties.$ai_trace_name))) AS trace_name,
-    countIf(properties.$ai_is_error = 'true' OR toFloat(properties.$ai_http_status) >= 400) AS error_count
+    countIf(properties.$ai_is_error = 'true' OR toFloat(properties.$ai_http_status) >= 400) AS error_count,
+    argMinIf(properties.$ai_session_id, timestamp, notEmpty(toString(properties.$ai_session_id))) AS ai_session_id
   FROM events
   WHERE event IN ${AI_EVENTS} AND properties.$ai_trace_id IN (
     SELECT properties.$ai_trace_id FROM events
@@ -173,6 +174,8 @@ async function traces(
       outputState: parseState(r[10]),
       traceName: r[11] ?? null,
       errorCount: num(r[12]),
+      // The `$ai_session_id` the SDK groups traces by (PostHog's LLMTrace.aiSessionId).
+      aiSessionId: r[13] === null || r[13] === undefined || r[13] === '' ? null : String(r[13]),
       events: [] as unknown[],
     };
   });

@@ -50,6 +50,9 @@ export const TEAM_SETTING_DEFAULTS = {
   session_recording_retention_period: null,
   // Burrow's own: days of events (and sessions, logs) kept; null: everything.
   events_retention_days: null,
+  // Burrow's own: per-project LLM model prices (USD per token) over the price table, as
+  // `[{model, prompt_token, completion_token, cache_read_token?, cache_write_token?}]`; null: none.
+  llm_custom_model_prices: null,
 } as const satisfies Record<string, unknown>;
 
 export type TeamSettingName = keyof typeof TEAM_SETTING_DEFAULTS;

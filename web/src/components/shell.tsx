@@ -12,7 +12,7 @@ const NAV = [
   { href: '/sql', label: 'SQL' },
   { href: '/recordings', label: 'Recordings' },
   { href: '/events', label: 'Events' },
-  { href: '/llm', label: 'LLM traces' },
+  { href: '/llm', label: 'LLM analytics' },
   { href: '/errors', label: 'Errors' },
   { href: '/people', label: 'People' },
   { href: '/cohorts', label: 'Cohorts' },

@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { runQuery } from '../../api';
 import { ErrorNote } from '../../components/error-note';
 import { ListTable } from '../../components/list-table';
-import { useSession } from '../../session';
+import { LlmDashboard, UncostedModels } from './dashboard';
+import { useLlmQuery } from './use-llm-query';
 
 interface Trace {
   id: string;
@@ -31,31 +31,11 @@ const usd = (n: number | null) =>
 const secs = (n: number | null) => (n === null ? '–' : `${n.toFixed(2)} s`);
 const num = (n: number | null) => (n === null ? '–' : n.toLocaleString());
 
-function useQuery<T>(query: object) {
-  const { team } = useSession();
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const key = JSON.stringify(query);
-  useEffect(() => {
-    const controller = new AbortController();
-    setData(null);
-    setError(null);
-    runQuery<T>(team.id, query, { signal: controller.signal, refresh: 'force_blocking' }).then(
-      setData,
-      (e) => {
-        if ((e as Error).name !== 'AbortError') setError(e);
-      },
-    );
-    return () => controller.abort();
-  }, [team.id, key]);
-  return { data, error };
-}
-
 /** LLM traces, newest first (PostHog's TracesQuery), 50 at a time. */
 export function LlmTraces() {
   const [after, setAfter] = useState<keyof typeof RANGES>('-7d');
   const [offset, setOffset] = useState(0);
-  const { data, error } = useQuery<{ results: Trace[]; hasMore: boolean }>({
+  const { data, error } = useLlmQuery<{ results: Trace[]; hasMore: boolean }>({
     kind: 'TracesQuery',
     dateRange: { date_from: after },
     limit: 50,
@@ -63,7 +43,7 @@ export function LlmTraces() {
   });
   return (
     <div class="page">
-      <h1>LLM traces</h1>
+      <h1>LLM analytics</h1>
       <section class="card">
         <div class="row wrap">
           <label>
@@ -84,8 +64,11 @@ export function LlmTraces() {
           </label>
         </div>
       </section>
+      <LlmDashboard after={after} />
+      <UncostedModels />
+      <h2>Traces</h2>
       {/* Wide on a phone: the table scrolls sideways within its card rather than losing columns. */}
-      <section class="card" style={{ overflowX: 'auto' }}>
+      <section class="card" style={{ overflowX: 'auto' }} aria-label="Traces">
         <ListTable
           items={data?.results ?? null}
           error={error}
@@ -225,14 +208,14 @@ function Tree({
 export function LlmTracePage() {
   const { params } = useRoute();
   const traceId = decodeURIComponent(params.id ?? '');
-  const { data, error } = useQuery<{ results: Trace[] }>({ kind: 'TraceQuery', traceId });
+  const { data, error } = useLlmQuery<{ results: Trace[] }>({ kind: 'TraceQuery', traceId });
   const [selected, setSelected] = useState<string | null>(null);
   const trace = data?.results[0];
   const chosen = trace?.events.find((e) => e.id === selected) ?? trace?.events[0];
   return (
     <div class="page">
       <p>
-        <a href="/llm">← LLM traces</a>
+        <a href="/llm">← LLM analytics</a>
       </p>
       <h1 class="ellipsis">{trace?.traceName || traceId}</h1>
       {error ? <ErrorNote error={error} /> : null}
