@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
 import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { capture, uuid } from '../helpers/query-lists.js';
 
 if (!hasChromium) console.warn(`console-surveys: skipped, no Chromium at ${CHROMIUM}`);
 
@@ -117,10 +118,35 @@ describe.skipIf(!hasChromium)(`console surveys (${backend})`, () => {
     await context.close();
   }, 90_000);
 
-  it('lists early access features with stage, flag and people enrolled', async () => {
+  it('lists early access features with stage, flag and how many people enrolled', async () => {
     await h.request('POST', `/api/projects/${h.boot.project_id}/early_access_feature/`, {
       body: { name: 'Dark Mode', stage: 'beta', description: 'Easier on the eyes' },
     });
+    // Two people opt in as posthog-js records it (a person property per feature flag), one opts out.
+    const now = new Date().toISOString();
+    await capture(h, h.boot.project_api_key, h.boot.project_id, [
+      {
+        event: '$feature_enrollment_update',
+        distinct_id: 'ea-1',
+        uuid: uuid(),
+        timestamp: now,
+        properties: { $set: { '$feature_enrollment/dark-mode': true } },
+      },
+      {
+        event: '$feature_enrollment_update',
+        distinct_id: 'ea-2',
+        uuid: uuid(),
+        timestamp: now,
+        properties: { $set: { '$feature_enrollment/dark-mode': true } },
+      },
+      {
+        event: '$feature_enrollment_update',
+        distinct_id: 'ea-3',
+        uuid: uuid(),
+        timestamp: now,
+        properties: { $set: { '$feature_enrollment/dark-mode': false } },
+      },
+    ]);
     const page = await (await browser.newContext()).newPage();
     await logIn(page);
     await page.goto(`${base}/early_access_features`);
@@ -129,6 +155,6 @@ describe.skipIf(!hasChromium)(`console surveys (${backend})`, () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('beta');
     await row.getByRole('link', { name: 'dark-mode' }).waitFor();
-    await row.getByRole('cell', { name: '0', exact: true }).waitFor();
+    await row.getByRole('cell', { name: '2', exact: true }).waitFor();
   }, 60_000);
 });
