@@ -130,14 +130,14 @@ describe.skipIf(!hasChromium)(`console surveys (${backend})`, () => {
         distinct_id: 'ea-1',
         uuid: uuid(),
         timestamp: now,
-        properties: { $set: { '$feature_enrollment/dark-mode': true } },
+        properties: { $set: { '$feature_enrollment/dark-mode': true, email: 'ea1@example.com' } },
       },
       {
         event: '$feature_enrollment_update',
         distinct_id: 'ea-2',
         uuid: uuid(),
         timestamp: now,
-        properties: { $set: { '$feature_enrollment/dark-mode': true } },
+        properties: { $set: { '$feature_enrollment/dark-mode': true, email: 'ea2@example.com' } },
       },
       {
         event: '$feature_enrollment_update',
@@ -156,5 +156,12 @@ describe.skipIf(!hasChromium)(`console surveys (${backend})`, () => {
     expect(await row.textContent()).toContain('beta');
     await row.getByRole('link', { name: 'dark-mode' }).waitFor();
     await row.getByRole('cell', { name: '2', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Show people enrolled in Dark Mode' }).click();
+    const people = page.getByRole('region', { name: 'People enrolled in Dark Mode' });
+    await people.getByRole('link', { name: 'ea1@example.com' }).waitFor();
+    expect(await people.getByRole('link').allTextContents()).toEqual(
+      expect.arrayContaining(['ea1@example.com', 'ea2@example.com']),
+    );
+    expect(await people.getByRole('link').count()).toBe(2);
   }, 60_000);
 });

@@ -469,11 +469,50 @@ interface Feature {
   feature_flag: { id: number; key: string } | null;
 }
 
+/** A HogQL string literal of `value` (quotes and backslashes escaped). */
+const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/** The people enrolled in one feature (newest first, at most 100), each linking to their page. */
+function EnrolledPeople({ flagKey, name }: { flagKey: string; name: string }) {
+  const { team } = useSession();
+  const [people, setPeople] = useState<Array<{ id: string; label: string }> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setPeople(null);
+    const property = literal(`$feature_enrollment/${flagKey}`);
+    hogql(
+      team.id,
+      `SELECT id, coalesce(properties.email, properties.name, toString(id)) FROM persons WHERE properties[${property}] = true ORDER BY created_at DESC LIMIT 100`,
+    ).then(
+      (r) => setPeople(r.results.map((row) => ({ id: String(row[0]), label: String(row[1]) }))),
+      setError,
+    );
+  }, [team.id, flagKey]);
+  return (
+    <section class="card" aria-label={`People enrolled in ${name}`}>
+      <h2>People enrolled in {name}</h2>
+      {error !== null && <ErrorNote error={error} />}
+      {people === null && error === null && <p class="muted">Loading…</p>}
+      {people?.length === 0 && <p class="muted">Nobody has opted in yet.</p>}
+      {people && people.length > 0 && (
+        <ul>
+          {people.map((p) => (
+            <li key={p.id}>
+              <a href={`/people/${p.id}`}>{p.label}</a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 /** Early access features: stage, linked flag and how many people opted in (`$feature_enrollment/<key>`). */
 export function EarlyAccessPage() {
   const { team } = useSession();
   const [features, setFeatures] = useState<Feature[] | null>(null);
   const [enrolled, setEnrolled] = useState<Record<string, number>>({});
+  const [shown, setShown] = useState<Feature | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     get<{ results: Feature[] }>(`/api/projects/${team.id}/early_access_feature/`).then(async (r) => {
@@ -502,6 +541,9 @@ export function EarlyAccessPage() {
                 <th>Stage</th>
                 <th>Flag</th>
                 <th>People enrolled</th>
+                <th>
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -520,12 +562,24 @@ export function EarlyAccessPage() {
                     )}
                   </td>
                   <td>{f.feature_flag ? (enrolled[f.feature_flag.key] ?? '…') : '—'}</td>
+                  <td>
+                    {f.feature_flag && (
+                      <button
+                        type="button"
+                        onClick={() => setShown(f)}
+                        aria-label={`Show people enrolled in ${f.name}`}
+                      >
+                        People
+                      </button>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         )}
       </section>
+      {shown?.feature_flag && <EnrolledPeople flagKey={shown.feature_flag.key} name={shown.name} />}
     </div>
   );
 }
