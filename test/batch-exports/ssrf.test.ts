@@ -203,4 +203,20 @@ describe(`batch export runs refuse a rebound destination (${backend})`, () => {
     expect(runs.results[0]).toMatchObject({ status: 'Failed', latest_error: PRIVATE_MESSAGE('events.test') });
     expect(hits).toBe(0);
   });
+
+  it('refuses private address literals in the URL (no name lookup guards them)', async () => {
+    const base = `/api/projects/${h.boot.project_id}/batch_exports/`;
+    for (const host of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '[::1]', '[::ffff:127.0.0.1]']) {
+      const res = await h.request('POST', base, {
+        body: {
+          name: 'literal',
+          interval: 'hour',
+          destination: { type: 'HTTP', config: { url: `http://${host}:${port}/batch/`, token: 'phc_x' } },
+        },
+      });
+      expect(res.statusCode, host).toBe(400);
+      expect(res.json()).toMatchObject({ attr: 'destination' });
+    }
+    expect(hits).toBe(0);
+  });
 });
