@@ -39,11 +39,12 @@ function writeCache(path: string, data: Buffer) {
   try {
     const dir = dirname(path);
     mkdirSync(dir, { recursive: true });
-    for (const old of readdirSync(dir)) rmSync(join(dir, old), { force: true });
-    // Renamed into place, so a server starting meanwhile reads a whole cache or none.
+    // Renamed into place, so a server starting meanwhile reads a whole cache or none; older
+    // caches (another bundle or Node) go afterwards, never the one just written.
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, data);
     renameSync(tmp, path);
+    for (const old of readdirSync(dir)) if (join(dir, old) !== path) rmSync(join(dir, old), { force: true });
   } catch {
     // no cache then
   }
