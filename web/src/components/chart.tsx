@@ -25,6 +25,8 @@ export interface ChartProps {
   /** Called with the milliseconds from data to a drawn chart (the bench reads it). */
   onDrawn?: (ms: number) => void;
   title: string;
+  /** The value axis's labels (uPlot's own round numbers show dollars of 0.0001 as "0"). */
+  yFormat?: (n: number) => string;
 }
 
 const PALETTE = ['#d9822b', '#3b82c4', '#4caf7d', '#b05cc8', '#d94a4a', '#8c9a2b', '#2bb3b3', '#7a6a5a'];
@@ -125,6 +127,7 @@ export function Chart({
   height = 260,
   onDrawn,
   title,
+  yFormat,
 }: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const tip = useRef<HTMLDivElement>(null);
@@ -159,7 +162,9 @@ export function Chart({
           ...(wallClock ? { tzDate: (ts: number) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') } : {}),
           axes: [
             labels ? { ...axis, values: (_u, ticks) => ticks.map((t) => labels[Math.round(t)] ?? '') } : axis,
-            { ...axis, size: 56 },
+            yFormat
+              ? { ...axis, size: 64, values: (_u: uPlot, ticks: number[]) => ticks.map((t) => yFormat(t)) }
+              : { ...axis, size: 56 },
           ],
           series: [
             {},
@@ -194,7 +199,7 @@ export function Chart({
       plot?.destroy();
       plotRef.current = undefined;
     };
-  }, [x, series, labels, kind, wallClock, height, grouped]);
+  }, [x, series, labels, kind, wallClock, height, grouped, yFormat]);
   if (grouped) {
     return (
       <GroupedBars

@@ -24,12 +24,22 @@ interface TrendResult {
 type Series = Record<string, unknown>;
 const generation = (extra: Series): Series => ({ kind: 'EventsNode', event: '$ai_generation', ...extra });
 
-/** The charts: title, series, and how a total reads. */
-const CHARTS: { title: string; series: Series[]; format: (n: number) => string }[] = [
+/** Small amounts keep two significant digits: a cent's hundredth is not "$0.00". */
+const dollars = (n: number) => `$${n < 0.01 && n > 0 ? n.toPrecision(2) : n.toFixed(2)}`;
+const seconds = (n: number) => `${n < 0.1 && n > 0 ? n.toPrecision(2) : n.toFixed(2)} s`;
+
+/** The charts: title, series, how a total reads, and the value axis's labels where uPlot's are wrong. */
+const CHARTS: {
+  title: string;
+  series: Series[];
+  format: (n: number) => string;
+  axis?: (n: number) => string;
+}[] = [
   {
     title: 'Cost by model (USD)',
     series: [generation({ custom_name: 'Cost', math: 'sum', math_property: '$ai_total_cost_usd' })],
-    format: (n) => `$${n < 0.01 && n > 0 ? n.toPrecision(2) : n.toFixed(2)}`,
+    format: dollars,
+    axis: dollars,
   },
   {
     title: 'Tokens by model',
@@ -45,7 +55,8 @@ const CHARTS: { title: string; series: Series[]; format: (n: number) => string }
       generation({ custom_name: 'p50', math: 'median', math_property: '$ai_latency' }),
       generation({ custom_name: 'p95', math: 'p95', math_property: '$ai_latency' }),
     ],
-    format: (n) => `${n.toFixed(2)} s`,
+    format: seconds,
+    axis: seconds,
   },
   {
     title: 'Generations and errors by model',
@@ -67,7 +78,7 @@ const seriesLabel = (r: TrendResult) => {
   return name ? `${name} · ${model}` : model;
 };
 
-function LlmChart({ title, series, format, after }: (typeof CHARTS)[number] & { after: string }) {
+function LlmChart({ title, series, format, axis, after }: (typeof CHARTS)[number] & { after: string }) {
   const { data, error } = useLlmQuery<{ results: TrendResult[] }>({
     kind: 'TrendsQuery',
     dateRange: { date_from: after },
@@ -94,7 +105,7 @@ function LlmChart({ title, series, format, after }: (typeof CHARTS)[number] & { 
       {data && chart.results.length === 0 && <p class="muted">No generations in this period.</p>}
       {data && chart.results.length > 0 && (
         <>
-          <Chart x={chart.x} series={chart.series} title={title} height={220} wallClock />
+          <Chart x={chart.x} series={chart.series} title={title} height={220} wallClock yFormat={axis} />
           <SimpleTable
             items={chart.results}
             columns={['Series', title.startsWith('Latency') ? 'Over the period' : 'Total']}
