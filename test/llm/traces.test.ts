@@ -61,6 +61,13 @@ describe(`LLM traces queries (${backend})`, () => {
         $ai_http_status: 500,
       }),
       gen('t-2', 10, { $ai_input_tokens: 10, $ai_output_tokens: 10, $ai_latency: 0.25 }),
+      // Personless: no person row, so the trace's person is the event's person id and no date.
+      {
+        event: '$ai_generation',
+        distinct_id: 'anon-llm',
+        timestamp: at(0.5),
+        properties: { $ai_trace_id: 't-0', $ai_model: 'gpt-4o-mini', $process_person_profile: false },
+      },
       gen('t-3', 20, {
         $ai_input_tokens: 10,
         $ai_output_tokens: 10,
@@ -133,6 +140,26 @@ describe(`LLM traces queries (${backend})`, () => {
     expect(Object.keys(t1.person).sort()).toEqual(['created_at', 'distinct_id', 'properties', 'uuid']);
     expect(t1.aiSessionId).toBe('conversation-9');
     expect(page.results[1].aiSessionId).toBeNull();
+  });
+
+  it("answers a personless trace's person as PostHog does: strings, never nulls", async () => {
+    const page = await query({ kind: 'TracesQuery', limit: 10 });
+    const t0 = page.results.find((t: { id: string }) => t.id === 't-0');
+    expect(t0.person).toEqual({
+      uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      distinct_id: 'anon-llm',
+      created_at: '1970-01-01T00:00:00Z',
+      properties: {},
+    });
+    const events = await h.request('POST', `/api/projects/${h.boot.project_id}/query/`, {
+      body: {
+        query: {
+          kind: 'HogQLQuery',
+          query: "select toString(person_id) from events where distinct_id = 'anon-llm'",
+        },
+      },
+    });
+    expect(events.json().results).toEqual([[t0.person.uuid]]);
   });
 
   it('filters traces by an event property and by date range', async () => {

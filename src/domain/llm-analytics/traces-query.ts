@@ -58,7 +58,8 @@ const TRACES = `
     coalesce(argMinIf(coalesce(properties.$ai_span_name, properties.$ai_trace_name), timestamp, event = '$ai_trace'),
              argMinIf(properties.$ai_trace_name, timestamp, isNotNull(properties.$ai_trace_name))) AS trace_name,
     countIf(properties.$ai_is_error = 'true' OR toFloat(properties.$ai_http_status) >= 400) AS error_count,
-    argMinIf(properties.$ai_session_id, timestamp, notEmpty(toString(properties.$ai_session_id))) AS ai_session_id
+    argMinIf(properties.$ai_session_id, timestamp, notEmpty(toString(properties.$ai_session_id))) AS ai_session_id,
+    argMin(person_id, timestamp) AS first_person_id
   FROM events
   WHERE event IN ${AI_EVENTS} AND properties.$ai_trace_id IN (
     SELECT properties.$ai_trace_id FROM events
@@ -163,7 +164,14 @@ async function traces(
             created_at: person.created_at,
             properties: person.properties,
           }
-        : { uuid: null, distinct_id: distinctId, created_at: null, properties: {} },
+        : // No person row (personless events, or a deleted person): PostHog answers the event's
+          // person id and its join's empty creation time, strings both, which typed clients need.
+          {
+            uuid: String(r[14] ?? ''),
+            distinct_id: distinctId,
+            created_at: '1970-01-01T00:00:00Z',
+            properties: {},
+          },
       totalLatency: num(r[3]),
       inputTokens: num(r[4]),
       outputTokens: num(r[5]),
