@@ -115,8 +115,7 @@ describe(`@posthog/agent-toolkit experiment tools against Burrow (${backend})`, 
       for (let k = 0; k < (variant === 'test' ? 3 : 1); k++) push('purchase', 200 + i * 5 + k);
     }
     await insertEvents(h.stores.events, rows);
-    // The window ends at the current whole second: wait until the events are behind it.
-    while (Date.now() < base + 1500) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() < base + 400) await new Promise((r) => setTimeout(r, 20));
 
     const results = await call('experiment-results-get', { experimentId: id, refresh: true });
     expect(typeof results, String(results)).toBe('object');

@@ -148,7 +148,7 @@ export async function createExperiment(
     flag = await createFlag(deps, access, principal, {
       key: input.feature_flag_key,
       name: `Feature Flag for Experiment ${name}`,
-      active: input.start_date ? true : false,
+      active: Boolean(input.start_date),
       filters: {
         groups: [{ properties: [], rollout_percentage: rollout }],
         multivariate: { variants },

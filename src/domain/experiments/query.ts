@@ -110,8 +110,8 @@ function exposureParts(s: Setup, ctx: RunnerContext): { variant: Expr; where: Ex
     exprOf('toString({v}) IN {variants}', { variants: s.variants }, { v: variant }),
   ];
   if (!custom) where.push(exprOf('properties.$feature_flag = {k}', { k: s.flagKey }));
-  if (s.from) where.push(exprOf('timestamp >= toDateTime({t})', { t: s.from.toSeconds() }));
-  where.push(exprOf('timestamp <= toDateTime({t})', { t: s.to.toSeconds() }));
+  if (s.from) where.push(exprOf('timestamp >= toDateTime64({t}, 3)', { t: s.from.toMillis() / 1000 }));
+  where.push(exprOf('timestamp <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 }));
   if (s.criteria.filterTestAccounts && ctx.testAccountFilters)
     where.push(propertiesToExpr(ctx.testAccountFilters as AnyProperties, 'events'));
   if (custom && cfg?.properties) {
@@ -341,7 +341,7 @@ function sourceWhere(src: EventSource): Expr {
 function metricEvents(sources: EventSource[], s: Setup): { text: string; exprs: Record<string, Expr> } {
   const exprs: Record<string, Expr> = {
     metric_where: andAll([
-      exprOf('timestamp <= toDateTime({t})', { t: s.to.toSeconds() }),
+      exprOf('timestamp <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 }),
       sources.length === 1
         ? sourceWhere(sources[0] as EventSource)
         : ({ node: 'Or', exprs: sources.map(sourceWhere) } as unknown as Expr),
@@ -391,7 +391,7 @@ function inWindow(m: Metric, s: Setup): Expr {
   const w = windowSeconds(m);
   const parts = [exprOf('m.ts >= exposures.first_exposure', {})];
   if (w) parts.push(exprOf('m.ts < exposures.first_exposure + toIntervalSecond({w})', { w: Math.round(w) }));
-  parts.push(exprOf('m.ts <= toDateTime({t})', { t: s.to.toSeconds() }));
+  parts.push(exprOf('m.ts <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 }));
   return andAll(parts);
 }
 
