@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
 import { findTeam } from '../../src/store/meta/teams.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
-import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
+import { type ConsoleBrowser, startConsoleBrowser } from '../helpers/console-browser.js';
+import { backend, type Harness } from '../helpers/harness.js';
 import { capture, uuid } from '../helpers/query-lists.js';
 
 if (!hasChromium) console.warn(`console-data-settings: skipped, no Chromium at ${CHROMIUM}`);
@@ -14,16 +14,15 @@ const SHOTS = process.env.BURROW_SHOTS_DIR ?? join(process.cwd(), '.tmp', 'scree
 
 /** Settings → Data: retention periods saved with the keyboard, and the disk the project uses. */
 describe.skipIf(!hasChromium)(`console data settings in headless Chromium (${backend})`, () => {
+  let c: ConsoleBrowser;
   let h: Harness;
   let base: string;
   let browser: Browser;
-  const email = 'data-settings@example.com';
-  const password = 'correct horse battery';
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
-    await setPasswordByEmail(h.deps, email, password);
+    c = await startConsoleBrowser('data-settings');
+    ({ h, base, browser } = c);
     await capture(h, h.boot.project_api_key, h.boot.project_id, [
       {
         event: '$pageview',
@@ -33,13 +32,8 @@ describe.skipIf(!hasChromium)(`console data settings in headless Chromium (${bac
       },
       { event: '$pageview', distinct_id: 'a', uuid: uuid(), timestamp: new Date().toISOString() },
     ]);
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  afterAll(async () => c?.close());
 
   it('shows the disk used, saves a retention period, and refuses a bad one with the reason', async () => {
     for (const [width, scheme] of [
@@ -48,11 +42,7 @@ describe.skipIf(!hasChromium)(`console data settings in headless Chromium (${bac
     ] as const) {
       const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
       const page = await context.newPage();
-      await page.goto(`${base}/login`);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Log in' }).click();
-      await page.waitForURL(`${base}/`);
+      await c.logIn(page);
       await page.goto(`${base}/settings/data`);
       const disk = page.getByRole('region', { name: 'Disk used' });
       await expect.poll(() => disk.getByRole('row', { name: /Events 2/ }).count()).toBe(1);
@@ -62,11 +52,7 @@ describe.skipIf(!hasChromium)(`console data settings in headless Chromium (${bac
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/`);
+    await c.logIn(page);
     await page.goto(`${base}/settings/data`);
     const days = page.getByLabel(/Keep events for/);
     await days.fill('30');
@@ -102,11 +88,7 @@ describe.skipIf(!hasChromium)(`console data settings in headless Chromium (${bac
 
     const context = await browser.newContext({ viewport: { width: 390, height: 900 }, colorScheme: 'dark' });
     const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/`);
+    await c.logIn(page);
     await page.goto(`${base}/settings/data`);
     const section = page.getByRole('region', { name: 'Deletions' });
     const row = section.getByRole('row', { name: /Events and recordings of 1 person/ });

@@ -1,18 +1,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
-import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
+import { type ConsoleBrowser, startConsoleBrowser } from '../helpers/console-browser.js';
+import { backend, type Harness } from '../helpers/harness.js';
 
 if (!hasChromium) console.warn(`console-errors: skipped, no Chromium at ${CHROMIUM}`);
 
 /** The console's Errors page and an issue's page: volume, status, stack trace as text. */
 describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
+  let c: ConsoleBrowser;
   let h: Harness;
   let base: string;
   let browser: Browser;
-  const email = 'errors-owner@example.com';
-  const password = 'correct horse battery';
 
   const exception = (type: string, value: string, fn: string, ago: number) => ({
     event: '$exception',
@@ -50,10 +49,8 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
   });
 
   beforeAll(async () => {
-    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
-    await setPasswordByEmail(h.deps, email, password);
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
+    c = await startConsoleBrowser('errors');
+    ({ h, base, browser } = c);
     const batch = [
       exception('TypeError', '<img src=x onerror="window.pwned=1"> is not a function', 'applyCoupon', 30),
       exception('TypeError', 'x is not a function', 'applyCoupon', 20),
@@ -63,18 +60,9 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
     const res = await h.request('POST', '/batch/', { body: { api_key: h.boot.project_api_key, batch } });
     expect(res.statusCode).toBe(200);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  afterAll(async () => c?.close());
 
-  async function logIn(page: Page) {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/`);
-  }
+  const logIn = (page: Page) => c.logIn(page);
 
   it('lists issues by volume, searches, opens one with its stack trace, resolves it', async () => {
     for (const [width, scheme] of [

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
-import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
+import { type ConsoleBrowser, startConsoleBrowser } from '../helpers/console-browser.js';
+import { backend, type Harness } from '../helpers/harness.js';
 
 if (!hasChromium) console.warn(`console-llm: skipped, no Chromium at ${CHROMIUM}`);
 
@@ -10,17 +10,14 @@ const SHOTS = process.env.LLM_SHOTS;
 
 /** The console's LLM traces page and a trace's tree, with untrusted inputs shown as text. */
 describe.skipIf(!hasChromium)(`console LLM traces (${backend})`, () => {
+  let c: ConsoleBrowser;
   let h: Harness;
   let base: string;
   let browser: Browser;
-  const email = 'llm-owner@example.com';
-  const password = 'correct horse battery';
 
   beforeAll(async () => {
-    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
-    await setPasswordByEmail(h.deps, email, password);
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
+    c = await startConsoleBrowser('llm');
+    ({ h, base, browser } = c);
     const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString();
     const batch = [
       {
@@ -87,18 +84,9 @@ describe.skipIf(!hasChromium)(`console LLM traces (${backend})`, () => {
     const res = await h.request('POST', '/batch/', { body: { api_key: h.boot.project_api_key, batch } });
     expect(res.statusCode).toBe(200);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  afterAll(async () => c?.close());
 
-  async function logIn(page: Page) {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/`);
-  }
+  const logIn = (page: Page) => c.logIn(page);
 
   it('lists traces and shows one as a tree with its input and output as text', async () => {
     for (const [width, scheme] of [

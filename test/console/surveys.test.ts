@@ -1,38 +1,26 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
-import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
+import { type ConsoleBrowser, startConsoleBrowser } from '../helpers/console-browser.js';
+import { backend, type Harness } from '../helpers/harness.js';
 import { capture, uuid } from '../helpers/query-lists.js';
 
 if (!hasChromium) console.warn(`console-surveys: skipped, no Chromium at ${CHROMIUM}`);
 
 /** The console's Surveys page: create one through the form, launch it, read its results. */
 describe.skipIf(!hasChromium)(`console surveys (${backend})`, () => {
+  let c: ConsoleBrowser;
   let h: Harness;
   let base: string;
   let browser: Browser;
-  const email = 'surveys-owner@example.com';
-  const password = 'correct horse battery';
 
   beforeAll(async () => {
-    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
-    await setPasswordByEmail(h.deps, email, password);
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
+    c = await startConsoleBrowser('surveys');
+    ({ h, base, browser } = c);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  afterAll(async () => c?.close());
 
-  async function logIn(page: Page) {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/`);
-  }
+  const logIn = (page: Page) => c.logIn(page);
 
   it('creates a survey in the form, launches it, shows counts, NPS and open answers', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 900 }, colorScheme: 'dark' });
