@@ -153,7 +153,7 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
     await phone.goto(`${base}/experiments/${experiment.id}`);
     await phone.getByText(/^test wins with/).waitFor();
     await phone.getByRole('img', { name: /^test:/ }).waitFor();
-    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+    const width = await phone.evaluate('document.documentElement.scrollWidth');
     expect(width).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: '/tmp/experiments-390-dark.png', fullPage: true });
     await phone.getByRole('button', { name: 'Stop' }).focus();

@@ -91,7 +91,7 @@ export function ExperimentPage() {
       <p class="small">
         <a href="/experiments">Experiments</a>
       </p>
-      <div class="row wrap" style={{ justifyContent: 'space-between' }}>
+      <div class="row wrap" style={{ alignItems: 'center', gap: '0.75rem' }}>
         <h1>{e.name}</h1>
         <span class={`pill status-${e.archived ? 'archived' : e.status}`}>{statusOf(e)}</span>
       </div>

@@ -29,6 +29,7 @@ export function IntervalBars({
   lo -= pad;
   hi += pad;
   const at = (x: number) => `${((x - lo) / (hi - lo)) * 100}%`;
+  const zeroAt = (0 - lo) / (hi - lo);
   const label = `${Math.round(level * 100)}% interval`;
   return (
     <div class="intervals">
@@ -59,11 +60,12 @@ export function IntervalBars({
       <div class="interval-row interval-axis small muted" aria-hidden="true">
         <span class="interval-key" />
         <div class="interval-scale">
-          <span>{signedPercent(lo, 0)}</span>
+          {/* An end's label gives way to the zero's when they would overlap. */}
+          <span>{zeroAt > 0.15 ? signedPercent(lo, 0) : ''}</span>
           <span style={{ left: at(0) }} class="interval-zero-label">
             0
           </span>
-          <span>{signedPercent(hi, 0)}</span>
+          <span>{zeroAt < 0.85 ? signedPercent(hi, 0) : ''}</span>
         </div>
         <span class="interval-text" />
       </div>

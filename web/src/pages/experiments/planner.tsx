@@ -74,7 +74,7 @@ export function Planner({ experiment }: { experiment: Experiment }) {
       </p>
       {metric.metric_type === 'ratio' && <p class="muted">Ratio metrics have no planner yet.</p>}
       {error !== null && <ErrorNote error={error} />}
-      <label>
+      <label class="narrow-field">
         Minimum detectable effect (%){' '}
         <input
           type="number"

@@ -9,6 +9,9 @@ import { deltaOf, meanOf, verdict } from './verdict';
 
 type Refresh = 'blocking' | 'force_blocking';
 
+const pText = (p: number | null | undefined) =>
+  p === null || p === undefined ? '–' : p < 0.0001 ? '< 0.0001' : p.toFixed(4);
+
 /** Runs one query node for the experiment; `tick` changes re-run it past the cache. */
 function useExperimentQuery<T>(query: object, tick: number) {
   const { team } = useSession();
@@ -140,6 +143,7 @@ export function MetricResult({
             lowerIsBetter={lowerIsBetter}
             level={level}
           />
+          <div class="table-scroll">
           <table class="simple" aria-label={`${metricTitle(metric)} per variant`}>
             <thead>
               <tr>
@@ -163,7 +167,7 @@ export function MetricResult({
                   <td>{show(meanOf(r))}</td>
                   <td>
                     {frequentist
-                      ? (r.p_value?.toFixed(4) ?? '–')
+                      ? pText(r.p_value)
                       : r.chance_to_win === null || r.chance_to_win === undefined
                         ? '–'
                         : `${(r.chance_to_win * 100).toFixed(1)}%`}
@@ -172,6 +176,7 @@ export function MetricResult({
               ))}
             </tbody>
           </table>
+          </div>
         </>
       )}
     </section>
