@@ -47,7 +47,8 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
     const history: RawEvent[] = [];
     for (let i = 0; i < 40; i++) {
       history.push({ event: '$pageview', distinct_id: `old-${i}`, uuid: uuid(), timestamp: earlier });
-      if (i < 4) history.push({ event: 'purchase', distinct_id: `old-${i}`, uuid: uuid(), timestamp: earlier });
+      if (i < 4)
+        history.push({ event: 'purchase', distinct_id: `old-${i}`, uuid: uuid(), timestamp: earlier });
     }
     await capture(h, token, project, history);
 
@@ -92,7 +93,9 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
 
     await page.getByRole('button', { name: 'Launch' }).click();
     await page.getByText('Running', { exact: true }).waitFor();
-    const launched = (await h.request('GET', `/api/projects/${project}/experiments/${experiment.id}/`)).json();
+    const launched = (
+      await h.request('GET', `/api/projects/${project}/experiments/${experiment.id}/`)
+    ).json();
     expect(launched.start_date).not.toBeNull();
 
     // 100 users a variant: control converts 10 %, test 40 %; exposure first, purchase after.
@@ -112,7 +115,8 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
           timestamp: at(1),
           properties: { $feature_flag: 'checkout-button', $feature_flag_response: variant },
         });
-        if (i < converting) events.push({ event: 'purchase', distinct_id: who, uuid: uuid(), timestamp: at(2) });
+        if (i < converting)
+          events.push({ event: 'purchase', distinct_id: who, uuid: uuid(), timestamp: at(2) });
       }
     }
     await capture(h, token, project, events);
@@ -167,6 +171,29 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
     expect(await row.textContent()).toContain('Archived');
     expect(await row.textContent()).toContain('checkout-button');
     await phone.screenshot({ path: '/tmp/experiments-list-390-dark.png', fullPage: true });
+    // The seen event gave no warning; a metric on an event never received is accepted (as PostHog
+    // does) and the page says it will read 0.
+    expect(await phone.getByText(/never been seen/).count()).toBe(0);
+    const unseen = await h.request('POST', `/api/projects/${project}/experiments/`, {
+      body: {
+        name: 'Unseen metric',
+        feature_flag_key: 'unseen-metric',
+        metrics: [
+          {
+            kind: 'ExperimentMetric',
+            metric_type: 'mean',
+            source: { kind: 'EventsNode', event: 'never-sent' },
+          },
+        ],
+      },
+    });
+    expect(unseen.statusCode).toBe(201);
+    await phone.goto(`${base}/experiments/${unseen.json().id}`);
+    await phone
+      .getByRole('status')
+      .getByText(/never been seen in this project/)
+      .waitFor();
+    await phone.screenshot({ path: '/tmp/experiments-unseen-390-dark.png', fullPage: true });
     await narrow.close();
   }, 120_000);
 });

@@ -83,13 +83,19 @@ describe(`Experiment holdouts in flags (${backend})`, () => {
       featureFlagsPollingInterval: 600_000,
     });
     clients.push(c);
-    const held = Array.from({ length: 600 }, (_, i) => `hold-user-${i}`).find((id) => heldOut(id, 20)) as string;
-    const kept = Array.from({ length: 600 }, (_, i) => `hold-user-${i}`).find((id) => !heldOut(id, 20)) as string;
+    const held = Array.from({ length: 600 }, (_, i) => `hold-user-${i}`).find((id) =>
+      heldOut(id, 20),
+    ) as string;
+    const kept = Array.from({ length: 600 }, (_, i) => `hold-user-${i}`).find(
+      (id) => !heldOut(id, 20),
+    ) as string;
     expect(await c.getFeatureFlag('held-exp', held)).toBe(`holdout-${holdout.id}`);
     expect(['control', 'test']).toContain(await c.getFeatureFlag('held-exp', kept));
 
     // Without the holdout the held-out user gets a variant again.
-    const cleared = await h.request('PATCH', `${base}experiments/${experiment.id}/`, { body: { holdout_id: null } });
+    const cleared = await h.request('PATCH', `${base}experiments/${experiment.id}/`, {
+      body: { holdout_id: null },
+    });
     expect(cleared.statusCode, cleared.body).toBe(200);
     expect(cleared.json().feature_flag.filters.holdout).toBeNull();
     expect(['control', 'test']).toContain(await variantOf('held-exp', held));
@@ -101,9 +107,17 @@ describe(`Experiment holdouts in flags (${backend})`, () => {
     });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json()).toMatchObject({ type: 'validation_error', attr: 'holdout_id' });
-    for (const holdout of [[], { id: 1 }, { id: 'x', exclusion_percentage: 5 }, { id: 1, exclusion_percentage: 101 }]) {
+    for (const holdout of [
+      [],
+      { id: 1 },
+      { id: 'x', exclusion_percentage: 5 },
+      { id: 1, exclusion_percentage: 101 },
+    ]) {
       const bad = await h.request('POST', `${base}feature_flags/`, {
-        body: { key: `bad-holdout-${Math.random().toString(36).slice(2)}`, filters: { groups: [{}], holdout } },
+        body: {
+          key: `bad-holdout-${Math.random().toString(36).slice(2)}`,
+          filters: { groups: [{}], holdout },
+        },
       });
       expect(bad.statusCode, JSON.stringify(holdout)).toBe(400);
       expect(bad.json()).toMatchObject({ type: 'validation_error' });

@@ -111,7 +111,12 @@ async function holdoutOfFlag(
 ): Promise<{ id: number; exclusion_percentage: number } | null> {
   if (holdoutId === null || holdoutId === undefined) return null;
   const h = await linkedExtra(deps.meta, 'experiment_holdouts', teamId, holdoutId);
-  if (!h) throw validationError(`Invalid pk "${holdoutId}" - object does not exist.`, 'holdout_id', 'does_not_exist');
+  if (!h)
+    throw validationError(
+      `Invalid pk "${holdoutId}" - object does not exist.`,
+      'holdout_id',
+      'does_not_exist',
+    );
   const groups = (h.body.filters ?? []) as { rollout_percentage?: number }[];
   return { id: h.id, exclusion_percentage: groups[0]?.rollout_percentage ?? 0 };
 }

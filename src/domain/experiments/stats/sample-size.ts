@@ -21,7 +21,11 @@ const zOf = ({ alpha = 0.05, power = 0.8 }: PowerOptions) => ({
  * n = (z_{1-α/2}·√(2·p̄·(1-p̄)) + z_{1-β}·√(p1·(1-p1) + p2·(1-p2)))² / (p2 - p1)², p̄ = (p1 + p2) / 2.
  * Null when no finite answer exists (a rate of 0 or 1, or a target past 100 %).
  */
-export function proportionSampleSize(baseline: number, mde: number, options: PowerOptions = {}): number | null {
+export function proportionSampleSize(
+  baseline: number,
+  mde: number,
+  options: PowerOptions = {},
+): number | null {
   const p1 = baseline;
   const p2 = baseline * (1 + mde);
   if (!(p1 > 0 && p1 < 1 && p2 > 0 && p2 < 1) || p1 === p2) return null;
@@ -36,7 +40,12 @@ export function proportionSampleSize(baseline: number, mde: number, options: Pow
  * has standard deviation `sd` (two-sample z approximation of the t-test, equal groups):
  * n = 2·(z_{1-α/2} + z_{1-β})²·σ² / δ², δ = mean × mde.
  */
-export function meanSampleSize(mean: number, sd: number, mde: number, options: PowerOptions = {}): number | null {
+export function meanSampleSize(
+  mean: number,
+  sd: number,
+  mde: number,
+  options: PowerOptions = {},
+): number | null {
   const delta = Math.abs(mean * mde);
   if (!(delta > 0) || !(sd > 0) || !Number.isFinite(sd)) return null;
   const { a, b } = zOf(options);

@@ -18,7 +18,8 @@ const DEFAULT_VARIANTS: Variant[] = [
 ];
 
 /** Flags an experiment can run on: multivariate, with a `control` (the API's rule). */
-const eligible = (f: Flag) => !f.deleted && (f.filters.multivariate?.variants ?? []).some((v) => v.key === 'control');
+const eligible = (f: Flag) =>
+  !f.deleted && (f.filters.multivariate?.variants ?? []).some((v) => v.key === 'control');
 
 /**
  * A new experiment: its name, a new flag (variants and their split, which must sum to 100) or an
@@ -44,7 +45,10 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
       () => setFlags([]),
     );
   }, [team.id]);
-  const sum = variants.reduce((s, v) => s + (Number.isFinite(v.rollout_percentage) ? v.rollout_percentage : 0), 0);
+  const sum = variants.reduce(
+    (s, v) => s + (Number.isFinite(v.rollout_percentage) ? v.rollout_percentage : 0),
+    0,
+  );
   const splitOk = source === 'existing' || sum === 100;
   const setVariant = (i: number, patch: Partial<Variant>) =>
     setVariants(variants.map((v, j) => (j === i ? { ...v, ...patch } : v)));
@@ -101,7 +105,8 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
       <form onSubmit={save}>
         <div class="row wrap">
           <label>
-            Name <input required maxLength={400} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            Name{' '}
+            <input required maxLength={400} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </label>
           <label>
             Statistics{' '}
@@ -115,7 +120,12 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
           <legend>Feature flag</legend>
           <div class="row wrap" role="radiogroup" aria-label="Feature flag">
             <label>
-              <input type="radio" name="flag-source" checked={source === 'new'} onChange={() => setSource('new')} />{' '}
+              <input
+                type="radio"
+                name="flag-source"
+                checked={source === 'new'}
+                onChange={() => setSource('new')}
+              />{' '}
               New flag
             </label>
             <label>
@@ -139,7 +149,9 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
                   </option>
                 ))}
               </select>
-              {flags.length === 0 && <span class="muted small"> No multivariate flag has a control variant.</span>}
+              {flags.length === 0 && (
+                <span class="muted small"> No multivariate flag has a control variant.</span>
+              )}
             </label>
           ) : (
             <>

@@ -10,6 +10,7 @@ import { ExperimentForm } from './form';
 import { Planner } from './planner';
 import { Exposures, MetricResult } from './results';
 import { type Experiment, statusOf } from './types';
+import { UnseenEvents } from './unseen-events';
 
 /** Experiments: the list (status, flag, dates) and a new experiment's form. */
 export function ExperimentsPage() {
@@ -96,6 +97,7 @@ export function ExperimentPage() {
         <span class={`pill status-${e.archived ? 'archived' : e.status}`}>{statusOf(e)}</span>
       </div>
       {error !== null && <ErrorNote error={error} />}
+      <UnseenEvents experiment={e} />
       <section class="card">
         <dl class="facts">
           <dt>Flag</dt>
@@ -113,7 +115,12 @@ export function ExperimentPage() {
         </dl>
         <div class="row wrap">
           {e.status === 'draft' && (
-            <button type="button" class="primary" disabled={busy} onClick={() => change({ start_date: now() })}>
+            <button
+              type="button"
+              class="primary"
+              disabled={busy}
+              onClick={() => change({ start_date: now() })}
+            >
               Launch
             </button>
           )}

@@ -1,5 +1,5 @@
-import { intervalOf, signedPercent } from './verdict';
 import type { VariantResult } from './types';
+import { intervalOf, signedPercent } from './verdict';
 
 /**
  * Each variant's interval for the change against control, drawn on one shared axis with a zero
@@ -34,7 +34,8 @@ export function IntervalBars({
   return (
     <div class="intervals">
       {drawn.map(({ r, interval, delta }) => {
-        const tone = !r.significant || !interval ? 'neutral' : interval[0] > 0 !== lowerIsBetter ? 'good' : 'bad';
+        const tone =
+          !r.significant || !interval ? 'neutral' : interval[0] > 0 !== lowerIsBetter ? 'good' : 'bad';
         const text = interval
           ? `${r.key}: ${delta === null ? '' : `${signedPercent(delta)}, `}${label} ${signedPercent(interval[0])} to ${signedPercent(interval[1])}`
           : `${r.key}: no interval yet`;

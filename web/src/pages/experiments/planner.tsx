@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { hogql } from '../../api';
-import { ErrorNote } from '../../components/error-note';
-import { useSession } from '../../session';
 import {
   meanSampleSize,
   proportionSampleSize,
   runningDays,
 } from '../../../../src/domain/experiments/stats/sample-size';
+import { hogql } from '../../api';
+import { ErrorNote } from '../../components/error-note';
+import { useSession } from '../../session';
 import { type Experiment, metricEvents, metricTitle } from './types';
 
 const DAYS = 14;
@@ -57,20 +57,19 @@ export function Planner({ experiment }: { experiment: Experiment }) {
     );
   const variants = experiment.parameters.feature_flag_variants?.length ?? 2;
   const funnel = metric.metric_type === 'funnel';
-  const rate = base && base.users ? base.converted / base.users : 0;
-  const perVariant =
-    base && base.users
-      ? funnel
-        ? proportionSampleSize(rate, mde / 100)
-        : meanSampleSize(base.mean, base.sd, mde / 100)
-      : null;
+  const rate = base?.users ? base.converted / base.users : 0;
+  const perVariant = base?.users
+    ? funnel
+      ? proportionSampleSize(rate, mde / 100)
+      : meanSampleSize(base.mean, base.sd, mde / 100)
+    : null;
   const days = perVariant ? runningDays(perVariant, variants, (base?.users ?? 0) / DAYS) : null;
   return (
     <section class="card" aria-labelledby="planner-heading">
       <h2 id="planner-heading">Sample size</h2>
       <p class="muted small">
-        For {metricTitle(metric)}: a two-sided test at significance 0.05 with 80% power, baseline from the last{' '}
-        {DAYS} days of <code>{events.at(-1)}</code>.
+        For {metricTitle(metric)}: a two-sided test at significance 0.05 with 80% power, baseline from the
+        last {DAYS} days of <code>{events.at(-1)}</code>.
       </p>
       {metric.metric_type === 'ratio' && <p class="muted">Ratio metrics have no planner yet.</p>}
       {error !== null && <ErrorNote error={error} />}

@@ -4,7 +4,13 @@ import { Chart } from '../../components/chart';
 import { ErrorNote } from '../../components/error-note';
 import { useSession } from '../../session';
 import { IntervalBars } from './interval-bar';
-import { type Experiment, type ExperimentResult, type ExposureResult, type Metric, metricTitle } from './types';
+import {
+  type Experiment,
+  type ExperimentResult,
+  type ExposureResult,
+  type Metric,
+  metricTitle,
+} from './types';
 import { deltaOf, meanOf, verdict } from './verdict';
 
 type Refresh = 'blocking' | 'force_blocking';
@@ -108,7 +114,9 @@ export function MetricResult({
     tick,
   );
   const frequentist = experiment.stats_config?.method === 'frequentist';
-  const level = frequentist ? 1 - (experiment.stats_config?.alpha ?? 0.05) : (experiment.stats_config?.ci_level ?? 0.95);
+  const level = frequentist
+    ? 1 - (experiment.stats_config?.alpha ?? 0.05)
+    : (experiment.stats_config?.ci_level ?? 0.95);
   const lowerIsBetter = metric.goal === 'decrease';
   const funnel = metric.metric_type === 'funnel';
   const headingId = `metric-${index}-heading`;
@@ -119,8 +127,8 @@ export function MetricResult({
     <section class="card" aria-labelledby={headingId}>
       <h2 id={headingId}>{metricTitle(metric)}</h2>
       <p class="muted small">
-        {frequentist ? 'Frequentist (Welch t-test)' : 'Bayesian'}, {funnel ? 'conversion' : 'mean'} per exposed user,
-        change against control.
+        {frequentist ? 'Frequentist (Welch t-test)' : 'Bayesian'}, {funnel ? 'conversion' : 'mean'} per
+        exposed user, change against control.
       </p>
       {error !== null && <ErrorNote error={error} />}
       {data === null && error === null && <div class="skeleton" style={{ height: '80px' }} />}
@@ -144,38 +152,38 @@ export function MetricResult({
             level={level}
           />
           <div class="table-scroll">
-          <table class="simple" aria-label={`${metricTitle(metric)} per variant`}>
-            <thead>
-              <tr>
-                <th>Variant</th>
-                <th>Users</th>
-                <th>{funnel ? 'Conversion' : 'Mean'}</th>
-                <th>{frequentist ? 'p-value' : 'Chance to win'}</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <td>{data.baseline.key}</td>
-                <td>{data.baseline.number_of_samples.toLocaleString()}</td>
-                <td>{show(meanOf(data.baseline))}</td>
-                <td>–</td>
-              </tr>
-              {data.variant_results.map((r) => (
-                <tr key={r.key}>
-                  <td>{r.key}</td>
-                  <td>{r.number_of_samples.toLocaleString()}</td>
-                  <td>{show(meanOf(r))}</td>
-                  <td>
-                    {frequentist
-                      ? pText(r.p_value)
-                      : r.chance_to_win === null || r.chance_to_win === undefined
-                        ? '–'
-                        : `${(r.chance_to_win * 100).toFixed(1)}%`}
-                  </td>
+            <table class="simple" aria-label={`${metricTitle(metric)} per variant`}>
+              <thead>
+                <tr>
+                  <th>Variant</th>
+                  <th>Users</th>
+                  <th>{funnel ? 'Conversion' : 'Mean'}</th>
+                  <th>{frequentist ? 'p-value' : 'Chance to win'}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                <tr>
+                  <td>{data.baseline.key}</td>
+                  <td>{data.baseline.number_of_samples.toLocaleString()}</td>
+                  <td>{show(meanOf(data.baseline))}</td>
+                  <td>–</td>
+                </tr>
+                {data.variant_results.map((r) => (
+                  <tr key={r.key}>
+                    <td>{r.key}</td>
+                    <td>{r.number_of_samples.toLocaleString()}</td>
+                    <td>{show(meanOf(r))}</td>
+                    <td>
+                      {frequentist
+                        ? pText(r.p_value)
+                        : r.chance_to_win === null || r.chance_to_win === undefined
+                          ? '–'
+                          : `${(r.chance_to_win * 100).toFixed(1)}%`}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </div>
         </>
       )}

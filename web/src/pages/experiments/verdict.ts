@@ -15,7 +15,8 @@ export function deltaOf(control: VariantStats, variant: VariantStats): number | 
 }
 
 export const percent = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
-export const signedPercent = (x: number, digits = 1) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${percent(Math.abs(x), digits)}`;
+export const signedPercent = (x: number, digits = 1) =>
+  `${x > 0 ? '+' : x < 0 ? '−' : ''}${percent(Math.abs(x), digits)}`;
 
 export function formatP(p: number): string {
   if (p < 0.001) return 'p < 0.001';
@@ -40,7 +41,8 @@ export function verdict(control: VariantStats, r: VariantResult, lowerIsBetter =
   const good = lowerIsBetter ? delta < 0 : delta > 0;
   if (r.method === 'frequentist') {
     if (r.p_value === null || r.p_value === undefined) return 'Not enough data yet';
-    if (!r.significant) return `Not significant yet (${r.key} ${signedPercent(delta)}, ${formatP(r.p_value)})`;
+    if (!r.significant)
+      return `Not significant yet (${r.key} ${signedPercent(delta)}, ${formatP(r.p_value)})`;
     return `${r.key} is ${percent(Math.abs(delta))} ${good ? 'better' : 'worse'}, ${formatP(r.p_value)}`;
   }
   const win = r.chance_to_win;
