@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
@@ -7,6 +8,13 @@ import { backend, type Harness, startHarness } from '../helpers/harness.js';
 import { capture, type RawEvent, uuid } from '../helpers/query-lists.js';
 
 if (!hasChromium) console.warn(`console-experiments: skipped, no Chromium at ${CHROMIUM}`);
+
+/** The contrast test's in-page measurement: every text at WCAG AA (4.5:1) or more. */
+const PROBE = readFileSync(new URL('./contrast-probe.js', import.meta.url), 'utf8').replace(
+  'export function',
+  'function',
+);
+const lowContrast = (page: Page) => page.evaluate(`${PROBE}\nlowContrast(4.5)`);
 
 /**
  * The console's Experiments page: an experiment created through the form, its sample size before
@@ -141,6 +149,7 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
     const zero = await interval.locator('.interval-zero').boundingBox();
     expect(bar && zero && bar.x > zero.x + zero.width).toBe(true);
     await page.screenshot({ path: '/tmp/experiments-results.png', fullPage: true });
+    expect(await lowContrast(page)).toEqual([]);
 
     // Bayesian: the same data reads as a chance to win.
     await h.request('PATCH', `/api/projects/${project}/experiments/${experiment.id}/`, {
@@ -160,6 +169,7 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
     const width = await phone.evaluate('document.documentElement.scrollWidth');
     expect(width).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: '/tmp/experiments-390-dark.png', fullPage: true });
+    expect(await lowContrast(phone)).toEqual([]);
     await phone.getByRole('button', { name: 'Stop' }).focus();
     await phone.keyboard.press('Enter');
     await phone.getByText('Complete', { exact: true }).waitFor();
