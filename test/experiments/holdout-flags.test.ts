@@ -92,6 +92,18 @@ describe(`Experiment holdouts in flags (${backend})`, () => {
     expect(await c.getFeatureFlag('held-exp', held)).toBe(`holdout-${holdout.id}`);
     expect(['control', 'test']).toContain(await c.getFeatureFlag('held-exp', kept));
 
+    // A new share on the holdout reaches the experiment's flag at once (PostHog's holdout update).
+    const widened = await h.request('PATCH', `${base}experiment_holdouts/${holdout.id}/`, {
+      body: { filters: [{ properties: [], rollout_percentage: 50 }] },
+    });
+    expect(widened.statusCode, widened.body).toBe(200);
+    const flagNow = (await h.request('GET', `${base}experiments/${experiment.id}/`)).json().feature_flag;
+    expect(flagNow.filters.holdout).toEqual({ id: holdout.id, exclusion_percentage: 50 });
+    const between = Array.from({ length: 600 }, (_, i) => `hold-user-${i}`).find(
+      (id) => heldOut(id, 50) && !heldOut(id, 20),
+    ) as string;
+    expect(await variantOf('held-exp', between)).toBe(`holdout-${holdout.id}`);
+
     // Without the holdout the held-out user gets a variant again.
     const cleared = await h.request('PATCH', `${base}experiments/${experiment.id}/`, {
       body: { holdout_id: null },

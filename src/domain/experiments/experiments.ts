@@ -338,3 +338,27 @@ export async function deleteExperiment(deps: FlagDeps, access: ProjectAccess, id
     updatedAt: deps.now().toISOString(),
   });
 }
+
+/**
+ * A holdout's share changed: the flags of the experiments using it are rewritten with the new
+ * `filters.holdout`, as PostHog's holdout update does, so `/flags` holds out the new share at once.
+ */
+export async function syncHoldoutFlags(
+  deps: FlagDeps,
+  access: ProjectAccess,
+  principal: Principal,
+  holdoutId: number,
+): Promise<void> {
+  const holdout = await holdoutOfFlag(deps, access.team.id, holdoutId);
+  const PAGE = 200;
+  for (let offset = 0; ; offset += PAGE) {
+    const { results } = await listExperiments(deps.meta, access.team.id, { limit: PAGE, offset });
+    for (const e of results) {
+      if (e.config.holdout_id !== holdoutId) continue;
+      const flag = await findFeatureFlag(deps.meta, access.team.id, e.featureFlagId);
+      if (flag && !flag.deleted)
+        await changeFlag(deps, access, principal, flag.id, { filters: { ...flag.filters, holdout } });
+    }
+    if (results.length < PAGE) return;
+  }
+}
