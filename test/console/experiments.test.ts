@@ -204,6 +204,39 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
       .getByText(/never been seen in this project/)
       .waitFor();
     await phone.screenshot({ path: '/tmp/experiments-unseen-390-dark.png', fullPage: true });
+
+    // From an existing multivariate flag, with a mean metric: its variants become the experiment's.
+    const flag = await h.request('POST', `/api/projects/${project}/feature_flags/`, {
+      body: {
+        key: 'pricing-page',
+        filters: {
+          groups: [{ properties: [], rollout_percentage: 100 }],
+          multivariate: {
+            variants: [
+              { key: 'control', rollout_percentage: 34 },
+              { key: 'cheap', rollout_percentage: 33 },
+              { key: 'dear', rollout_percentage: 33 },
+            ],
+          },
+        },
+      },
+    });
+    expect(flag.statusCode, flag.body).toBe(201);
+    await phone.goto(`${base}/experiments`);
+    await phone.getByRole('button', { name: 'New experiment' }).click();
+    await phone.getByLabel('Name').fill('Pricing');
+    await phone.getByRole('radio', { name: 'Existing flag' }).check();
+    await phone.getByRole('combobox', { name: /^Flag/ }).selectOption('pricing-page');
+    await phone.getByLabel('Metric type').selectOption('mean');
+    await phone.getByLabel('Event', { exact: true }).fill('purchase');
+    await phone.getByRole('button', { name: 'Save draft' }).click();
+    await phone.getByRole('heading', { name: 'Pricing' }).waitFor();
+    await phone.getByText('control 34%, cheap 33%, dear 33%').waitFor();
+    await phone.getByText(/users per variant/).waitFor();
+    await phone.screenshot({ path: '/tmp/experiments-existing-390-dark.png', fullPage: true });
+    const pricing = (await h.request('GET', `/api/projects/${project}/experiments/`)).json().results[0];
+    expect(pricing).toMatchObject({ name: 'Pricing', feature_flag_key: 'pricing-page' });
+    expect(pricing.metrics[0]).toMatchObject({ metric_type: 'mean', source: { event: 'purchase' } });
     await narrow.close();
   }, 120_000);
 });

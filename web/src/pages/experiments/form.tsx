@@ -140,7 +140,7 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
           </div>
           {source === 'existing' ? (
             <label>
-              Existing flag{' '}
+              Flag{' '}
               <select required value={existing} onChange={(e) => setExisting(e.currentTarget.value)}>
                 <option value="">Choose a multivariate flag with a control</option>
                 {flags.map((f) => (
