@@ -77,6 +77,7 @@ describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
     await page.getByText('Split sums to 100%.').waitFor();
     await page.getByLabel('Metric type').selectOption('funnel');
     await page.getByLabel('Step 1 event').fill('purchase');
+    await page.screenshot({ path: '/tmp/experiments-form.png', fullPage: true });
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByRole('heading', { name: 'Checkout button' }).waitFor();
     await page.getByText('Draft', { exact: true }).waitFor();

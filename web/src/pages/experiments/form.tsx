@@ -119,7 +119,7 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
         <fieldset class="card">
           <legend>Feature flag</legend>
           <div class="row wrap" role="radiogroup" aria-label="Feature flag">
-            <label>
+            <label class="check">
               <input
                 type="radio"
                 name="flag-source"
@@ -128,7 +128,7 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
               />{' '}
               New flag
             </label>
-            <label>
+            <label class="check">
               <input
                 type="radio"
                 name="flag-source"
@@ -243,9 +243,11 @@ export function ExperimentForm({ onCancel }: { onCancel: () => void }) {
             </div>
           ))}
           {metricType === 'funnel' && steps.length < 20 && (
-            <button type="button" onClick={() => setSteps([...steps, ''])}>
-              Add step
-            </button>
+            <div class="row">
+              <button type="button" onClick={() => setSteps([...steps, ''])}>
+                Add step
+              </button>
+            </div>
           )}
         </fieldset>
         {error !== null && <ErrorNote error={error} />}
