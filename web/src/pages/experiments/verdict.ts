@@ -1,4 +1,4 @@
-import type { VariantResult, VariantStats } from './types';
+import type { VariantResult, VariantStats } from './types.js';
 
 /** A variant's mean as the metric compares it: per user, or ΣN / ΣD for a ratio. */
 export function meanOf(s: VariantStats): number | null {
