@@ -28,6 +28,7 @@ export const CONSOLE_PAGES = [
     'people',
     'cohorts',
     'feature_flags',
+    'experiments',
     'settings',
   ].flatMap((p) => [`/${p}`, `/${p}/*`]),
 ];

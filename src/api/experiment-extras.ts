@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { syncHoldoutFlags } from '../domain/experiments/experiments.js';
 import {
   changeExtra,
   createExtra,
@@ -7,6 +8,7 @@ import {
   listExtraRecords,
   removeExtra,
 } from '../domain/experiments/extras.js';
+import type { FlagCache } from '../domain/flags/cache.js';
 import { scope } from '../domain/scopes.js';
 import { notFound } from '../errors.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
@@ -71,7 +73,7 @@ const savedShape = (r: ExtraRecord) => ({
  * Experiment holdouts (`experiment_holdouts/`) and saved metrics (`experiment_saved_metrics/`),
  * PostHog's two side resources of experiments (docs/experiments.md).
  */
-export const experimentExtrasRoutes: ApiPlugin = async (app, { deps }) => {
+export const experimentExtrasRoutes: ApiPlugin<{ flags: FlagCache }> = async (app, { deps, flags }) => {
   const d: ExtrasDeps = { meta: deps.meta, now: () => deps.now() };
   const routes = (
     kind: ExtrasKind,
@@ -107,8 +109,14 @@ export const experimentExtrasRoutes: ApiPlugin = async (app, { deps }) => {
       },
       change: {
         summary: `Change an experiment ${what}`,
-        handler: async (request) =>
-          shape(await changeExtra(d, kind, projectAccessOf(request), idOf(request.params.id), request.body)),
+        handler: async (request) => {
+          const access = projectAccessOf(request);
+          const changed = await changeExtra(d, kind, access, idOf(request.params.id), request.body);
+          // A holdout's new share reaches the flags of the experiments using it, as in PostHog.
+          if (kind === 'experiment_holdouts' && request.body.filters !== undefined)
+            await syncHoldoutFlags({ ...deps, flags }, access, principalOf(request), changed.id);
+          return shape(changed);
+        },
       },
       remove: {
         summary: `Delete an experiment ${what}`,

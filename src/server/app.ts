@@ -328,7 +328,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     ],
     [featureFlagRoutes, { ...api, flags }],
     [experimentRoutes, { ...api, flags }],
-    [experimentExtrasRoutes, api],
+    [experimentExtrasRoutes, { ...api, flags }],
     [surveyRoutes, { ...api, flags }],
     [surveySdkRoutes, { ...api, flags, resolveTeam }],
     [earlyAccessRoutes, { ...api, flags, resolveTeam }],

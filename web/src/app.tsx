@@ -29,6 +29,8 @@ const SurveyPage = lazy(() => import('./pages/surveys/index').then((m) => m.Surv
 const EarlyAccessPage = lazy(() => import('./pages/surveys/index').then((m) => m.EarlyAccessPage));
 const ErrorsPage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorsPage));
 const ErrorIssuePage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorIssuePage));
+const ExperimentsPage = lazy(() => import('./pages/experiments/index').then((m) => m.ExperimentsPage));
+const ExperimentPage = lazy(() => import('./pages/experiments/index').then((m) => m.ExperimentPage));
 const LlmTraces = lazy(() => import('./pages/llm/index').then((m) => m.LlmTraces));
 const LlmTracePage = lazy(() => import('./pages/llm/index').then((m) => m.LlmTracePage));
 /** The page for an address the console does not have (the server sends browsers here too, as a 404). */
@@ -94,6 +96,8 @@ function SignedIn() {
             <Route path="/dashboards/:id" component={DashboardPage} />
             <Route path="/recordings" component={Recordings} />
             <Route path="/events" component={Events} />
+            <Route path="/experiments" component={ExperimentsPage} />
+            <Route path="/experiments/:id" component={ExperimentPage} />
             <Route path="/surveys" component={SurveysPage} />
             <Route path="/surveys/:id" component={SurveyPage} />
             <Route path="/early_access_features" component={EarlyAccessPage} />

@@ -16,6 +16,7 @@ import {
 import type { ProjectAccess } from '../access.js';
 import { changeFlag, createFlag, type FlagDeps } from '../flags/flags.js';
 import type { Principal } from '../principal.js';
+import { linkedExtra } from './extras.js';
 
 /** Writable fields of PostHog's experiment serializer that Burrow keeps. */
 export interface ExperimentInput {
@@ -98,6 +99,28 @@ function checkMetrics(raw: unknown, attr: string): unknown[] {
   return raw;
 }
 
+/**
+ * What PostHog writes into the flag's filters for the experiment's holdout: its id and the share
+ * held out (the holdout's first group's percentage), or null without one. An unknown id is
+ * refused as DRF refuses a missing primary key.
+ */
+async function holdoutOfFlag(
+  deps: FlagDeps,
+  teamId: number,
+  holdoutId: number | null | undefined,
+): Promise<{ id: number; exclusion_percentage: number } | null> {
+  if (holdoutId === null || holdoutId === undefined) return null;
+  const h = await linkedExtra(deps.meta, 'experiment_holdouts', teamId, holdoutId);
+  if (!h)
+    throw validationError(
+      `Invalid pk "${holdoutId}" - object does not exist.`,
+      'holdout_id',
+      'does_not_exist',
+    );
+  const groups = (h.body.filters ?? []) as { rollout_percentage?: number }[];
+  return { id: h.id, exclusion_percentage: groups[0]?.rollout_percentage ?? 0 };
+}
+
 function variantsOfFlag(flag: FeatureFlagRecord): Variant[] | null {
   const mv = (flag.filters as { multivariate?: { variants?: Variant[] } | null }).multivariate;
   return mv?.variants ?? null;
@@ -127,6 +150,7 @@ export async function createExperiment(
   if (!input.feature_flag_key)
     throw validationError('This field is required.', 'feature_flag_key', 'required');
   const parameters = { ...(input.parameters ?? {}) };
+  const holdout = await holdoutOfFlag(deps, access.team.id, input.holdout_id);
   const existing = await findFeatureFlagByKey(deps.meta, access.team.id, input.feature_flag_key);
   let flag: FeatureFlagRecord;
   if (existing) {
@@ -139,7 +163,9 @@ export async function createExperiment(
       );
     checkVariants(variants);
     parameters.feature_flag_variants = variants;
-    flag = existing;
+    flag = holdout
+      ? await changeFlag(deps, access, principal, existing.id, { filters: { ...existing.filters, holdout } })
+      : existing;
   } else {
     const variants = checkVariants(parameters.feature_flag_variants ?? DEFAULT_VARIANTS);
     parameters.feature_flag_variants = variants;
@@ -153,6 +179,7 @@ export async function createExperiment(
         groups: [{ properties: [], rollout_percentage: rollout }],
         multivariate: { variants },
         aggregation_group_type_index: null,
+        ...(holdout ? { holdout } : {}),
       },
     });
   }
@@ -261,7 +288,11 @@ export async function changeExperiment(
       ? input.saved_metrics_ids.slice(0, 50)
       : [];
   if (input.exposure_criteria !== undefined) config.exposure_criteria = input.exposure_criteria;
-  if (input.holdout_id !== undefined) config.holdout_id = input.holdout_id;
+  let holdoutChange: { holdout: { id: number; exclusion_percentage: number } | null } | null = null;
+  if (input.holdout_id !== undefined) {
+    holdoutChange = { holdout: await holdoutOfFlag(deps, access.team.id, input.holdout_id) };
+    config.holdout_id = input.holdout_id;
+  }
   if (input.type !== undefined) config.type = input.type;
   if (input.conclusion !== undefined) config.conclusion = input.conclusion;
   if (input.conclusion_comment !== undefined) config.conclusion_comment = input.conclusion_comment;
@@ -281,9 +312,14 @@ export async function changeExperiment(
   await updateExperiment(deps.meta, access.team.id, id, patch);
   // The flag follows: new variants before launch; turned on at launch.
   const flagChange: { filters?: unknown; active?: boolean } = {};
-  if (newVariants) {
+  if (newVariants || holdoutChange) {
     const flag = await findFeatureFlag(deps.meta, access.team.id, current.featureFlagId);
-    if (flag) flagChange.filters = { ...flag.filters, multivariate: { variants: newVariants } };
+    if (flag)
+      flagChange.filters = {
+        ...flag.filters,
+        ...(newVariants ? { multivariate: { variants: newVariants } } : {}),
+        ...(holdoutChange ?? {}),
+      };
   }
   if (!launched && startAfter) flagChange.active = true;
   if (Object.keys(flagChange).length > 0)
@@ -301,4 +337,28 @@ export async function deleteExperiment(deps: FlagDeps, access: ProjectAccess, id
     deleted: true,
     updatedAt: deps.now().toISOString(),
   });
+}
+
+/**
+ * A holdout's share changed: the flags of the experiments using it are rewritten with the new
+ * `filters.holdout`, as PostHog's holdout update does, so `/flags` holds out the new share at once.
+ */
+export async function syncHoldoutFlags(
+  deps: FlagDeps,
+  access: ProjectAccess,
+  principal: Principal,
+  holdoutId: number,
+): Promise<void> {
+  const holdout = await holdoutOfFlag(deps, access.team.id, holdoutId);
+  const PAGE = 200;
+  for (let offset = 0; ; offset += PAGE) {
+    const { results } = await listExperiments(deps.meta, access.team.id, { limit: PAGE, offset });
+    for (const e of results) {
+      if (e.config.holdout_id !== holdoutId) continue;
+      const flag = await findFeatureFlag(deps.meta, access.team.id, e.featureFlagId);
+      if (flag && !flag.deleted)
+        await changeFlag(deps, access, principal, flag.id, { filters: { ...flag.filters, holdout } });
+    }
+    if (results.length < PAGE) return;
+  }
 }

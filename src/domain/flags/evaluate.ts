@@ -1,6 +1,6 @@
 import { RegexTooCostly } from '../regex/re2.js';
 import { type CohortPropertyGroup, type CohortState, CohortUnavailable } from './cohorts.js';
-import { hashMemo, variantOf } from './hash.js';
+import { hashMemo, holdoutHash, variantOf } from './hash.js';
 import { matchProperty } from './properties.js';
 import type { ConditionGroup, FlagDefinition, FlagReason, FlagResult, PropertyFilter } from './types.js';
 
@@ -27,6 +27,7 @@ export interface EvaluationContext {
 /** PostHog's ranking of non-match reasons: the most informative one is reported. */
 const RANK: Record<string, number> = {
   super_condition_value: 6,
+  holdout_condition_value: 5,
   condition_match: 4,
   out_of_rollout_bound: 3,
   no_condition_match: 2,
@@ -39,6 +40,7 @@ const DESCRIPTIONS: Record<string, string> = {
   out_of_rollout_bound: 'Out of rollout bound',
   no_group_type: 'No group type',
   super_condition_value: 'Super condition value',
+  holdout_condition_value: 'Holdout condition value',
   flag_disabled: 'Feature flag is disabled',
 };
 
@@ -176,6 +178,18 @@ function match(flag: FlagDefinition, ctx: EvaluationContext): FlagResult {
         ? result(flag, true, chooseVariant(flag, superGroup, bucket), reason('super_condition_value', 0))
         : result(flag, false, null, reason('super_condition_value', 0));
     }
+  }
+
+  // An experiment's holdout, after the super condition and before the release conditions, as
+  // PostHog's matcher orders them: the held-out share gets `holdout-<id>` instead of a variant.
+  // The hash is seeded with "holdout-" alone, not the flag key, so the same users are held out of
+  // every experiment that shares the holdout.
+  const holdout = filters.holdout;
+  if (holdout) {
+    const subject = flagAggregation === null ? ctx.distinctId : (groupKey(flagAggregation, ctx) ?? '');
+    const share = Math.min(100, Math.max(0, holdout.exclusion_percentage));
+    if (share >= 100 || holdoutHash(subject) <= share / 100)
+      return result(flag, true, `holdout-${holdout.id}`, reason('holdout_condition_value', null));
   }
 
   let best = 'no_condition_match';

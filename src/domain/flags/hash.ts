@@ -13,6 +13,11 @@ export function flagHash(flagKey: string, identifier: string, salt = ''): number
   return sha1Parts(flagKey, '.', identifier, salt) / LONG_SCALE;
 }
 
+/** PostHog's holdout hash: SHA-1 of `holdout-` + identifier, with no flag key, on the same scale. */
+export function holdoutHash(identifier: string): number {
+  return sha1Parts('holdout-', '', identifier, '') / LONG_SCALE;
+}
+
 /**
  * Recently computed bucketing hashes by identifier, then flag key. A hash is a pure function of
  * its inputs, so a remembered one is never stale; SDKs ask for the same user's flags on every page

@@ -31,6 +31,8 @@ export interface FlagFilters {
   payloads?: Record<string, unknown>;
   aggregation_group_type_index?: number | null;
   super_groups?: ConditionGroup[];
+  /** An experiment's holdout, as PostHog writes it on the flag: this share of users is held out. */
+  holdout?: { id: number; exclusion_percentage: number } | null;
 }
 
 /** What evaluation needs of a flag (a subset of the stored record). */

@@ -231,6 +231,22 @@ export function checkFilters(raw: unknown, creating: boolean): FlagFilters {
     payloads: checkPayloads(raw.payloads, variants),
     aggregation_group_type_index: aggregation,
   };
+  if (raw.holdout !== undefined && raw.holdout !== null) {
+    const h = raw.holdout;
+    if (
+      !isObject(h) ||
+      typeof h.id !== 'number' ||
+      !Number.isSafeInteger(h.id) ||
+      typeof h.exclusion_percentage !== 'number' ||
+      !Number.isFinite(h.exclusion_percentage) ||
+      h.exclusion_percentage < 0 ||
+      h.exclusion_percentage > 100
+    )
+      throw invalid(
+        'Filters are not valid (holdout needs an integer id and an exclusion_percentage from 0 to 100)',
+      );
+    out.holdout = { id: h.id, exclusion_percentage: h.exclusion_percentage };
+  }
   if (raw.super_groups !== undefined) {
     if (!Array.isArray(raw.super_groups) || raw.super_groups.length > LIMITS.groups)
       throw invalid('Filters are not valid (super_groups must be a list)');

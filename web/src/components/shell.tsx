@@ -17,6 +17,7 @@ const NAV = [
   { href: '/people', label: 'People' },
   { href: '/cohorts', label: 'Cohorts' },
   { href: '/feature_flags', label: 'Feature flags' },
+  { href: '/experiments', label: 'Experiments' },
   { href: '/surveys', label: 'Surveys' },
   { href: '/early_access_features', label: 'Early access' },
   { href: '/settings', label: 'Settings' },
