@@ -29,6 +29,9 @@ export const CONSOLE_PAGES = [
     'cohorts',
     'feature_flags',
     'experiments',
+    'surveys',
+    'early_access_features',
+    'errors',
     'settings',
   ].flatMap((p) => [`/${p}`, `/${p}/*`]),
 ];
