@@ -29,6 +29,7 @@ const SurveyPage = lazy(() => import('./pages/surveys/index').then((m) => m.Surv
 const EarlyAccessPage = lazy(() => import('./pages/surveys/index').then((m) => m.EarlyAccessPage));
 const ErrorsPage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorsPage));
 const ErrorIssuePage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorIssuePage));
+const WebAnalyticsPage = lazy(() => import('./pages/web-analytics/index').then((m) => m.WebAnalyticsPage));
 const LlmTraces = lazy(() => import('./pages/llm/index').then((m) => m.LlmTraces));
 const LlmTracePage = lazy(() => import('./pages/llm/index').then((m) => m.LlmTracePage));
 /** The page for an address the console does not have (the server sends browsers here too, as a 404). */
@@ -86,6 +87,7 @@ function SignedIn() {
         <ErrorBoundary>
           <Router>
             <Route path="/" component={Home} />
+            <Route path="/web" component={WebAnalyticsPage} />
             <Route path="/sql" component={Sql} />
             <Route path="/insights" component={Insights} />
             <Route path="/insights/new" component={Insights} />
