@@ -1,22 +1,55 @@
-import { useHogQL } from '../../components/use-query';
+import { useEffect, useState } from 'preact/hooks';
+import type { HogQLResult } from '../../api';
 import { useSession } from '../../session';
+import { queryWithRetry } from './use-web-query';
 
-/** Distinct persons with an event in the last 5 minutes, every 30 s while the tab is visible. */
+/** Distinct persons with an event in the last 5 minutes. */
 export const LIVE_SQL =
   'SELECT count(DISTINCT person_id) FROM events WHERE timestamp > now() - INTERVAL 5 MINUTE';
+const EVERY_MS = 30_000;
 
+/** The live count, asked again every 30 s while the tab is visible (nobody looks at a hidden one). */
 export function LiveVisitors() {
   const { team } = useSession();
-  const { data, error } = useHogQL(team.id, LIVE_SQL, { every: 30_000, refresh: 'force_blocking' });
-  const n = data ? Number(data.results[0]?.[0] ?? 0) : null;
+  const [count, setCount] = useState<number | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let controller = new AbortController();
+    const run = () => {
+      controller.abort();
+      controller = new AbortController();
+      queryWithRetry<HogQLResult>(
+        team.id,
+        { kind: 'HogQLQuery', query: LIVE_SQL },
+        controller.signal,
+        'force_blocking',
+      ).then(
+        (r) => {
+          setCount(Number(r.results[0]?.[0] ?? 0));
+          setFailed(false);
+        },
+        (e) => {
+          if ((e as Error).name !== 'AbortError') setFailed(true);
+        },
+      );
+    };
+    run();
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') run();
+    }, EVERY_MS);
+    return () => {
+      clearInterval(timer);
+      controller.abort();
+    };
+  }, [team.id]);
   return (
     <p class="wa-live" role="status" title="Persons with an event in the last 5 minutes">
       <span class="live-dot" aria-hidden="true" />
-      {error
+      {failed && count == null
         ? 'Live visitors unavailable'
-        : n == null
+        : count == null
           ? 'Counting live visitors…'
-          : `${n.toLocaleString()} live ${n === 1 ? 'visitor' : 'visitors'}`}
+          : `${count.toLocaleString()} live ${count === 1 ? 'visitor' : 'visitors'}`}
     </p>
   );
 }
