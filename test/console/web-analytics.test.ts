@@ -138,6 +138,9 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${base}/`);
   }
+  /** Every tile has its answer (for screenshots). */
+  const loaded = (page: Page) =>
+    expect.poll(() => page.locator('.wa .skeleton').count(), { timeout: 20_000 }).toBe(0);
   const tile = (page: Page, key: string) => page.locator(`.wa-tile[data-key="${key}"] .wa-tile-value`);
   const tileNumber = async (page: Page, key: string) =>
     Number((await tile(page, key).textContent())?.replace(/,/g, ''));
@@ -159,6 +162,11 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
     await logIn(page);
     // Most of the project's events are pageviews: Home shows the web analytics.
     await page.getByRole('region', { name: 'Web analytics' }).waitFor();
+    await page.getByRole('heading', { name: 'All events' }).waitFor();
+    if (SHOTS) {
+      await loaded(page);
+      await page.screenshot({ path: `${SHOTS}/home-1280-light.png`, fullPage: true });
+    }
     await page.goto(`${base}/web`);
     await page.getByRole('heading', { name: 'Web analytics' }).waitFor();
     await tile(page, 'visitors').waitFor();
@@ -247,7 +255,15 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
     await expect.poll(() => new URL(page.url()).searchParams.get('date')).toBe('-24h');
     expect((await overview('-24h')).visitors).toBe(10);
     await expect.poll(() => tileNumber(page, 'visitors')).toBe(10);
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/web-1280-light.png`, fullPage: true });
+    if (SHOTS) {
+      await loaded(page);
+      await page.screenshot({ path: `${SHOTS}/web-1280-light.png`, fullPage: true });
+    }
+    // Custom days: from and to in the address, whole days.
+    await page.getByLabel('Date range').selectOption('custom');
+    await expect.poll(() => new URL(page.url()).searchParams.get('from')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(new URL(page.url()).searchParams.get('date')).toBeNull();
+    await expect.poll(() => tileNumber(page, 'visitors')).toBe(12);
     await context.close();
   }, 120_000);
 
@@ -266,7 +282,10 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
         'document.documentElement.scrollWidth - window.innerWidth',
       );
       expect(overflow).toBeLessThanOrEqual(0);
-      if (SHOTS) await page.screenshot({ path: `${SHOTS}/web-390-${scheme}.png`, fullPage: true });
+      if (SHOTS) {
+        await loaded(page);
+        await page.screenshot({ path: `${SHOTS}/web-390-${scheme}.png`, fullPage: true });
+      }
       await context.close();
     }
     if (SHOTS) {
@@ -278,7 +297,7 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
       await logIn(page);
       await page.goto(`${base}/web`);
       await tile(page, 'visitors').waitFor();
-      await page.getByRole('table', { name: 'Countries' }).waitFor();
+      await loaded(page);
       await page.screenshot({ path: `${SHOTS}/web-1280-dark.png`, fullPage: true });
       await context.close();
     }

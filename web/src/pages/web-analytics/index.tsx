@@ -39,7 +39,7 @@ function Toolbar({ view, set }: { view: WebView; set: (v: WebView) => void }) {
       </label>
       {custom ? (
         <>
-          <label>
+          <label class="check">
             From{' '}
             <input
               type="date"
@@ -48,7 +48,7 @@ function Toolbar({ view, set }: { view: WebView; set: (v: WebView) => void }) {
               onChange={(e) => e.currentTarget.value && set({ ...view, from: e.currentTarget.value })}
             />
           </label>
-          <label>
+          <label class="check">
             to{' '}
             <input
               type="date"
@@ -59,7 +59,7 @@ function Toolbar({ view, set }: { view: WebView; set: (v: WebView) => void }) {
           </label>
         </>
       ) : null}
-      <label class="wa-compare">
+      <label class="check wa-compare">
         <input
           type="checkbox"
           checked={view.compare}
