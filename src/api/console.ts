@@ -32,6 +32,7 @@ export const CONSOLE_PAGES = [
     'surveys',
     'early_access_features',
     'errors',
+    'web',
     'settings',
   ].flatMap((p) => [`/${p}`, `/${p}/*`]),
 ];

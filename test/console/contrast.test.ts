@@ -102,6 +102,7 @@ describe.skipIf(!hasChromium)(`console text contrast in headless Chromium (${bac
       await page.locator('.cm-content').blur();
       await measure('sql');
       for (const [path, ready] of [
+        ['/web', '.wa-tile[data-key]'],
         ['/events', 'table.events tbody tr'],
         ['/people', 'main table tbody tr'],
         ['/recordings', 'main h1'],
@@ -121,6 +122,7 @@ describe.skipIf(!hasChromium)(`console text contrast in headless Chromium (${bac
         if (!kinds.has(key)) kinds.set(key, l.text);
       }
       expect([...kinds].map(([k, text]) => `${k} ("${text}")`)).toEqual([]);
-    });
+      // A dozen pages, Home with the web analytics tiles among them (most events are pageviews).
+    }, 90_000);
   }
 });

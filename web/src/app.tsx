@@ -31,6 +31,7 @@ const ErrorsPage = lazy(() => import('./pages/errors/index').then((m) => m.Error
 const ErrorIssuePage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorIssuePage));
 const ExperimentsPage = lazy(() => import('./pages/experiments/index').then((m) => m.ExperimentsPage));
 const ExperimentPage = lazy(() => import('./pages/experiments/index').then((m) => m.ExperimentPage));
+const WebAnalyticsPage = lazy(() => import('./pages/web-analytics/index').then((m) => m.WebAnalyticsPage));
 const LlmTraces = lazy(() => import('./pages/llm/index').then((m) => m.LlmTraces));
 const LlmTracePage = lazy(() => import('./pages/llm/index').then((m) => m.LlmTracePage));
 /** The page for an address the console does not have (the server sends browsers here too, as a 404). */
@@ -88,6 +89,7 @@ function SignedIn() {
         <ErrorBoundary>
           <Router>
             <Route path="/" component={Home} />
+            <Route path="/web" component={WebAnalyticsPage} />
             <Route path="/sql" component={Sql} />
             <Route path="/insights" component={Insights} />
             <Route path="/insights/new" component={Insights} />

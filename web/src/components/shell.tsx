@@ -7,6 +7,7 @@ import { closeMenus, moveBetweenTabs, useFocusHeadingOnNavigate } from './keyboa
 
 const NAV = [
   { href: '/', label: 'Home' },
+  { href: '/web', label: 'Web analytics' },
   { href: '/insights', label: 'Insights' },
   { href: '/dashboards', label: 'Dashboards' },
   { href: '/sql', label: 'SQL' },

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, type HogQLResult } from '../api';
+import { ApiFailure, api, type HogQLResult } from '../api';
 
 export type Refresh = 'blocking' | 'force_blocking';
 
@@ -19,12 +19,24 @@ export function useHogQL(
     controller.current = abort;
     setLoading(true);
     try {
-      const result = await api<HogQLResult>(
-        'POST',
-        `/api/environments/${projectId}/query/`,
-        { query: { kind: 'HogQLQuery', query }, refresh: options.refresh ?? 'blocking' },
-        { signal: abort.signal },
-      );
+      const ask = () =>
+        api<HogQLResult>(
+          'POST',
+          `/api/environments/${projectId}/query/`,
+          { query: { kind: 'HogQLQuery', query }, refresh: options.refresh ?? 'blocking' },
+          { signal: abort.signal },
+        );
+      // A full project queue (429) empties in moments: a page with many tiles (Home with web
+      // analytics) fires more at once than a small server queues, so ask again a few times.
+      let result: HogQLResult | undefined;
+      for (let attempt = 0; result === undefined; attempt++) {
+        try {
+          result = await ask();
+        } catch (e) {
+          if (!(e instanceof ApiFailure && e.status === 429) || attempt >= 5 || abort.signal.aborted) throw e;
+          await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+        }
+      }
       setData(result);
       setError(null);
     } catch (e) {

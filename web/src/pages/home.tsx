@@ -4,6 +4,7 @@ import { ErrorNote } from '../components/error-note';
 import { formatTimeOfDay, zoneLabel } from '../components/time';
 import { useHogQL } from '../components/use-query';
 import { useSession } from '../session';
+import { WebAnalytics } from './web-analytics/index';
 
 const DAYS = 30;
 // Home is where a new user checks that their first events arrived: never show a cached "nothing".
@@ -193,11 +194,30 @@ function Snippet({ projectId, token }: { projectId: number; token: string }) {
   );
 }
 
+/** A site's project: most of its last 7 days' events are pageviews and pageleaves. */
+export const SITE_SQL = `SELECT countIf(event IN ('$pageview', '$pageleave')), count() FROM events
+     WHERE timestamp >= now() - INTERVAL 7 DAY`;
+
 export function Home() {
   const { team } = useSession();
+  const site = useHogQL(team.id, SITE_SQL);
+  const [pages, all] = (site.data?.results[0] ?? [0, 0]).map(Number);
+  const isSite = (all ?? 0) > 0 && (pages ?? 0) * 2 > (all ?? 0);
   return (
     <div class="page">
       <h1>{team.name}</h1>
+      {/* A website's project opens on its web analytics; the project's activity follows. */}
+      {isSite ? (
+        <>
+          <section aria-label="Web analytics" class="wa-home">
+            <h2>
+              <a href="/web">Web analytics</a>
+            </h2>
+            <WebAnalytics />
+          </section>
+          <h2>All events</h2>
+        </>
+      ) : null}
       <div class="grid two">
         <EventsPerDay projectId={team.id} timezone={team.timezone} />
         <TopEvents projectId={team.id} />
