@@ -100,7 +100,9 @@ describe.skipIf(!hasChromium)(`web analytics from posthog-js in Chromium (${back
       await tab.click('h1');
       await tab.mouse.wheel(0, 2000);
       await tab.waitForTimeout(500);
-      await tab.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+      await tab.evaluate(() =>
+        (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0),
+      );
       await tab.click('#out');
       await tab.waitForTimeout(1500);
       await Promise.all([tab.waitForURL(`${origin}/pricing`), tab.click('#pricing')]);
