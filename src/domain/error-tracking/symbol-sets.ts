@@ -17,7 +17,7 @@ import {
 import { isUniqueViolation } from '../../store/meta/errors.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { readSymbolData } from './symbol-data.js';
+import { decodeSymbolData } from './symbol-data.js';
 
 /** PostHog's limit for one symbol set (the CLI skips larger ones). */
 export const MAX_SYMBOL_SET_BYTES = 100 * 1024 * 1024;
@@ -155,7 +155,7 @@ export async function finishUploads(
     }
     const data = await readFile(symbolSetPath(dataDir, teamId, id));
     try {
-      const { sourcemap } = readSymbolData(data);
+      const { sourcemap } = await decodeSymbolData(data);
       const map = JSON.parse(sourcemap) as { mappings?: unknown };
       if (typeof map !== 'object' || map === null || typeof map.mappings !== 'string') {
         throw validationError(

@@ -3,7 +3,7 @@ import type { MetaDb } from '../../store/meta/db.js';
 import { type SymbolSetRecord, symbolSetByRef } from '../../store/meta/error-tracking.js';
 import type { ContextLine, ParsedException, ResolvedFrame } from './exception-list.js';
 import type { Symbolicate } from './ingest-step.js';
-import { readSymbolData } from './symbol-data.js';
+import { decodeSymbolData } from './symbol-data.js';
 import { readSetBytes } from './symbol-sets.js';
 
 /**
@@ -63,12 +63,14 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
     let loaded: Loaded;
     try {
       const bytes = await readSetBytes(deps.dataDir, set);
-      if (bytes.length > MAX_PARSED_MAP_BYTES) {
+      // A zstd set is measured once decompressed (what parsing and the cache hold).
+      const decoded = bytes.length > MAX_PARSED_MAP_BYTES ? null : await decodeSymbolData(bytes);
+      const size = decoded ? decoded.minifiedSource.length + decoded.sourcemap.length : bytes.length;
+      if (!decoded || size > MAX_PARSED_MAP_BYTES) {
         loaded = { ...EMPTY(), failure: 'Source map too large to resolve at ingestion' };
       } else {
-        const { minifiedSource, sourcemap } = readSymbolData(bytes);
-        const map = new TraceMap(sourcemap);
-        loaded = { map, source: minifiedSource, names: new Map(), failure: null, bytes: bytes.length };
+        const map = new TraceMap(decoded.sourcemap);
+        loaded = { map, source: decoded.minifiedSource, names: new Map(), failure: null, bytes: size };
       }
     } catch {
       loaded = { ...EMPTY(), failure: 'Invalid source map' };
