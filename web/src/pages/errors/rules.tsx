@@ -74,16 +74,17 @@ function RuleList({ kind, teamId }: { kind: Kind; teamId: number }) {
     <div class="rule-block">
       <h3>{title}</h3>
       <p class="muted">{help} The first that matches applies.</p>
-      <ErrorNote error={error} />
+      {error ? <ErrorNote error={error} /> : null}
       {list === null ? (
         <div class="skeleton" style={{ height: '48px' }} />
       ) : list.length === 0 ? (
         <p class="muted">None yet.</p>
       ) : (
-        <ol class="rules" aria-label={title}>
+        <ul class="rules" aria-label={title}>
           {list.map((r, i) => (
             <li key={r.id} class="row wrap">
               <span class="grow">
+                <span class="muted">{i + 1}. </span>
                 <code>{describe(r.filters)}</code>
                 {r.description ? <span class="muted"> — {r.description}</span> : null}
                 {kind === 'suppression_rules' ? (
@@ -95,37 +96,39 @@ function RuleList({ kind, teamId }: { kind: Kind; teamId: number }) {
                   </span>
                 ) : null}
               </span>
-              <button
-                type="button"
-                disabled={busy || i === 0}
-                aria-label={`Move rule ${i + 1} up`}
-                onClick={() => move(i, i - 1)}
-              >
-                ↑
-              </button>
-              <button
-                type="button"
-                disabled={busy || i === list.length - 1}
-                aria-label={`Move rule ${i + 1} down`}
-                onClick={() => move(i, i + 1)}
-              >
-                ↓
-              </button>
-              <button
-                type="button"
-                class="danger"
-                disabled={busy}
-                aria-label={`Delete rule ${i + 1}`}
-                onClick={() => {
-                  if (confirm(`Delete this rule (${describe(r.filters)})?`))
-                    void act(() => api('DELETE', `${base}${r.id}/`));
-                }}
-              >
-                Delete
-              </button>
+              <span class="rule-actions">
+                <button
+                  type="button"
+                  disabled={busy || i === 0}
+                  aria-label={`Move rule ${i + 1} up`}
+                  onClick={() => move(i, i - 1)}
+                >
+                  ↑
+                </button>
+                <button
+                  type="button"
+                  disabled={busy || i === list.length - 1}
+                  aria-label={`Move rule ${i + 1} down`}
+                  onClick={() => move(i, i + 1)}
+                >
+                  ↓
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={busy}
+                  aria-label={`Delete rule ${i + 1}`}
+                  onClick={() => {
+                    if (confirm(`Delete this rule (${describe(r.filters)})?`))
+                      void act(() => api('DELETE', `${base}${r.id}/`));
+                  }}
+                >
+                  Delete
+                </button>
+              </span>
             </li>
           ))}
-        </ol>
+        </ul>
       )}
     </div>
   );
@@ -172,6 +175,7 @@ export function RulesSection() {
         <label>
           Kind{' '}
           <select
+            class="rule-kind"
             value={kind}
             onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value as Kind)}
           >
@@ -196,7 +200,7 @@ export function RulesSection() {
             />
           </label>
         ) : null}
-        <ErrorNote error={error} />
+        {error ? <ErrorNote error={error} /> : null}
         <div class="row">
           <button type="submit" class="primary" disabled={saving || filters.length === 0}>
             Add rule
