@@ -90,6 +90,11 @@ export interface Config {
   loginEmailWindowSeconds: number;
   /** Encrypts stored secrets (batch export credentials); unset: a key file in the data directory. */
   secretKey: string | undefined;
+  /**
+   * PostHog's object storage settings (`OBJECT_STORAGE_*`): when a bucket is named, symbol sets
+   * live there (uploaded by posthog-cli straight to a presigned POST); unset: the data directory.
+   */
+  objectStorage: ObjectStorage | undefined;
   /** An OpenAI-compatible chat completions endpoint for draft_sql; unset: templates only. */
   llm: { url: string; apiKey: string; model: string; timeoutMs: number } | undefined;
   /** draft_sql requests allowed per user (0: unlimited). */
@@ -233,6 +238,39 @@ function secretKey(env: Env): string | undefined {
 }
 
 /** `LLM_API_URL` and `LLM_API_KEY` come together or not at all. */
+export interface ObjectStorage {
+  bucket: string;
+  region: string;
+  /** An S3-compatible store (path-style addressing); unset: AWS S3 of `region`. */
+  endpoint: string | undefined;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The key prefix of symbol sets (PostHog's OBJECT_STORAGE_ERROR_TRACKING_SOURCE_MAPS_FOLDER). */
+  symbolSetsFolder: string;
+}
+
+function objectStorage(env: Env): ObjectStorage | undefined {
+  const bucket = env.OBJECT_STORAGE_BUCKET?.trim();
+  if (!bucket) return undefined;
+  const accessKeyId = env.OBJECT_STORAGE_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.OBJECT_STORAGE_SECRET_ACCESS_KEY?.trim();
+  // Presigned POSTs are signed with these keys: the SDK's ambient chain cannot sign a policy here.
+  if (!accessKeyId || !secretAccessKey) {
+    throw new ConfigError(
+      'OBJECT_STORAGE_BUCKET needs OBJECT_STORAGE_ACCESS_KEY_ID and OBJECT_STORAGE_SECRET_ACCESS_KEY',
+    );
+  }
+  return {
+    bucket,
+    region: env.OBJECT_STORAGE_REGION?.trim() || 'us-east-1',
+    endpoint: url(env, 'OBJECT_STORAGE_ENDPOINT', ['http:', 'https:'])?.replace(/\/+$/, ''),
+    accessKeyId,
+    secretAccessKey,
+    symbolSetsFolder:
+      env.OBJECT_STORAGE_ERROR_TRACKING_SOURCE_MAPS_FOLDER?.trim().replace(/^\/+|\/+$/g, '') || 'symbolsets',
+  };
+}
+
 function llm(env: Env): Config['llm'] {
   const endpoint = url(env, 'LLM_API_URL', ['http:', 'https:']);
   const apiKey = env.LLM_API_KEY || undefined;
@@ -343,6 +381,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginEmailMaxAttempts: int(env, 'LOGIN_EMAIL_MAX_ATTEMPTS', 100, 1, 1_000_000),
     loginEmailWindowSeconds: int(env, 'LOGIN_EMAIL_WINDOW_SECONDS', 3600, 1, 86_400),
     secretKey: secretKey(env),
+    objectStorage: objectStorage(env),
     llm: llm(env),
     draftSqlBurstPerMinute: int(env, 'DRAFT_SQL_BURST_PER_MINUTE', 10, 0, 1_000_000),
     draftSqlPerDay: int(env, 'DRAFT_SQL_PER_DAY', 100, 0, 100_000_000),

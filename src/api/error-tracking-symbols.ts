@@ -15,6 +15,7 @@ import {
   removeSet,
   startUploads,
 } from '../domain/error-tracking/symbol-sets.js';
+import type { SymbolStorage } from '../domain/error-tracking/symbol-storage.js';
 import { formBoundary, parseForm } from '../domain/llm-analytics/multipart.js';
 import { PUBLIC, scope } from '../domain/scopes.js';
 import { ApiError, validationError } from '../errors.js';
@@ -117,7 +118,8 @@ type Req<P, B = unknown, Q = unknown> = FastifyRequest<{ Params: P; Body: B; Que
  * URL it got (here, this server), then confirms (`bulk_finish_upload`).
  */
 export const errorTrackingSymbolRoutes: ApiPlugin = async (app, { deps }) => {
-  const dataDir = (app as unknown as { config: { dataDir: string } }).config.dataDir;
+  // Decorated by the server: the data directory, or the object storage bucket when configured.
+  const storage = (app as unknown as { symbolStorage: SymbolStorage }).symbolStorage;
   const routes = app as unknown as FastifyInstance;
   for (const prefix of PROJECT_PREFIXES) {
     const base = `${prefix}error_tracking/symbol_sets/`;
@@ -140,6 +142,7 @@ export const errorTrackingSymbolRoutes: ApiPlugin = async (app, { deps }) => {
           deps,
           access,
           request.body,
+          storage,
           (id) => `${origin}${UPLOAD_PREFIX}${access.team.id}/${id}/`,
         );
       },
@@ -157,7 +160,7 @@ export const errorTrackingSymbolRoutes: ApiPlugin = async (app, { deps }) => {
         },
       },
       async (request: Req<{ project_id: string }, Static<typeof FinishBody>>, reply) => {
-        await finishUploads(deps, dataDir, projectAccessOf(request), request.body.content_hashes);
+        await finishUploads(deps, storage, projectAccessOf(request), request.body.content_hashes);
         return reply.code(201).send({ success: true });
       },
     );
@@ -192,7 +195,7 @@ export const errorTrackingSymbolRoutes: ApiPlugin = async (app, { deps }) => {
       `${base}:id/`,
       { config: { scope: write }, schema: { tags, summary: 'Delete a symbol set', params: IdParams } },
       async (request: Req<Static<typeof IdParams>>, reply) => {
-        await removeSet(deps, dataDir, projectAccessOf(request), request.params.id);
+        await removeSet(deps, storage, projectAccessOf(request), request.params.id);
         return reply.code(204).send();
       },
     );
@@ -221,7 +224,7 @@ export const errorTrackingSymbolRoutes: ApiPlugin = async (app, { deps }) => {
       { config: { scope: read }, schema: { tags, summary: "The symbol set's bytes", params: IdParams } },
       async (request: Req<Static<typeof IdParams>>, reply) => {
         const set = await getSet(deps, projectAccessOf(request), request.params.id);
-        return reply.type('application/octet-stream').send(await readSetBytes(dataDir, set));
+        return reply.type('application/octet-stream').send(await readSetBytes(storage, set));
       },
     );
 
@@ -278,12 +281,12 @@ export const errorTrackingSymbolRoutes: ApiPlugin = async (app, { deps }) => {
         shapeRelease(await releaseById(deps, projectAccessOf(request), request.params.id)),
     );
   }
-  await app.register(uploadTarget(deps, dataDir));
+  await app.register(uploadTarget(deps, storage));
 };
 
 /** The presigned-POST stand-in: public (the one-time token in the form authorises), multipart. */
 const uploadTarget =
-  (deps: Parameters<ApiPlugin>[1]['deps'], dataDir: string): FastifyPluginAsync =>
+  (deps: Parameters<ApiPlugin>[1]['deps'], storage: SymbolStorage): FastifyPluginAsync =>
   async (app) => {
     app.addContentTypeParser(
       /^multipart\/form-data/i,
@@ -318,7 +321,7 @@ const uploadTarget =
         const { project_id, id } = request.params as { project_id: string; id: string };
         const teamId = Number(project_id);
         if (!Number.isInteger(teamId)) throw validationError('Invalid project id.');
-        await receiveUpload(deps, dataDir, teamId, id, token, file.data);
+        await receiveUpload(deps, storage, teamId, id, token, file.data);
         return reply.code(204).send();
       },
     );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { s3SymbolStorage } from '../adapters/s3-symbol-storage.js';
 import { actionRoutes } from '../api/actions.js';
 import { adminBackupRoutes } from '../api/admin-backup.js';
 import { batchExportRoutes } from '../api/batch-exports.js';
@@ -37,6 +38,7 @@ import {
 } from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
 import { createExceptionStep } from '../domain/error-tracking/ingest-step.js';
+import { localSymbolStorage, type SymbolStorage } from '../domain/error-tracking/symbol-storage.js';
 import { createSymbolicator } from '../domain/error-tracking/symbolicate.js';
 import { createFlagCache } from '../domain/flags/cache.js';
 import type { CohortLookup } from '../domain/flags/cohorts.js';
@@ -86,6 +88,8 @@ declare module 'fastify' {
     config: Config;
     /** Event and property definitions waiting to be written (tests flush it). */
     definitions: DefinitionsCollector;
+    /** Where symbol sets live: the data directory, or the object storage bucket. */
+    symbolStorage: SymbolStorage;
   }
 }
 
@@ -118,6 +122,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     now: options.now ?? (() => new Date()),
   };
   app.decorate('config', config);
+  const symbolStorage = config.objectStorage
+    ? s3SymbolStorage(config.objectStorage, deps.now)
+    : localSymbolStorage(config.dataDir);
+  app.decorate('symbolStorage', symbolStorage);
   const bus = options.bus ?? memoryBus();
   const authenticator = createAuthenticator(deps, {
     ttlMs: config.authCacheTtlMs,
@@ -211,7 +219,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
       exceptions: createExceptionStep({
         meta: deps.meta,
         now: deps.now,
-        symbolicate: createSymbolicator({ meta: deps.meta, dataDir: config.dataDir, now: deps.now }),
+        symbolicate: createSymbolicator({
+          meta: deps.meta,
+          storage: symbolStorage,
+          now: deps.now,
+        }),
       }),
       geoip,
       // Shared person transactions: SQLite has one connection; the pool has 10, leave some free.

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
@@ -123,5 +125,74 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
       }
       await context.close();
     }
+  }, 90_000);
+
+  it('creates suppression and grouping rules from property filters, reorders and deletes them', async () => {
+    const shots = process.env.BURROW_SHOTS_DIR ?? join(process.cwd(), '.tmp', 'screenshots', 'errors');
+    mkdirSync(shots, { recursive: true });
+    const rules = (kind: string) =>
+      h
+        .request('GET', `/api/environments/${h.boot.project_id}/error_tracking/${kind}/`)
+        .then((r) => r.json());
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      colorScheme: 'light',
+    });
+    const page = await context.newPage();
+    page.on('dialog', (d) => void d.accept());
+    await logIn(page);
+    await page.goto(`${base}/errors`);
+    await page.getByRole('heading', { name: 'Rules', exact: true }).waitFor();
+    await expect.poll(() => page.getByText('None yet.').count()).toBe(2);
+
+    async function addRule(kind: string, key: string, operator: string, value: string, description = '') {
+      await page.getByLabel('Kind').selectOption(kind);
+      await page.getByRole('button', { name: 'Add filter to the new rule' }).click();
+      await page.getByLabel('Property', { exact: true }).fill(key);
+      await page.getByLabel('Operator').selectOption(operator);
+      await page.getByLabel('Value', { exact: true }).fill(value);
+      await page.getByRole('button', { name: 'Apply filter' }).click();
+      if (description) await page.getByLabel('Description').fill(description);
+      await page.getByRole('button', { name: 'Add rule' }).click();
+    }
+    await addRule('suppression_rules', '$exception_types', 'exact', 'ResizeObserverError');
+    const suppression = page.getByRole('list', { name: 'Suppression rules' });
+    await suppression.getByText('$exception_types = ResizeObserverError').waitFor();
+    expect((await rules('suppression_rules')).results[0].filters).toEqual({
+      type: 'AND',
+      values: [{ key: '$exception_types', type: 'event', operator: 'exact', value: ['ResizeObserverError'] }],
+    });
+    await addRule('grouping_rules', '$exception_values', 'icontains', 'timeout', 'every timeout');
+    await addRule('grouping_rules', '$exception_values', 'icontains', 'connection', 'every connection error');
+    const grouping = page.getByRole('list', { name: 'Grouping rules' });
+    await grouping.getByText('every connection error').waitFor();
+    // New rules get order 0 (PostHog's): order by the API, then move the second up.
+    const before = (await rules('grouping_rules')).results.map((r: { description: string }) => r.description);
+    expect(before).toHaveLength(2);
+    await grouping.getByRole('button', { name: 'Move rule 2 up' }).click();
+    await expect
+      .poll(async () =>
+        (await rules('grouping_rules')).results.map((r: { description: string }) => r.description),
+      )
+      .toEqual([before[1], before[0]]);
+    await expect.poll(() => grouping.locator('li').first().textContent()).toContain(before[1]);
+    await page.screenshot({ path: join(shots, 'rules-1280-light.png'), fullPage: true });
+    for (const [width, scheme] of [
+      [1280, 'dark'],
+      [390, 'light'],
+    ] as const) {
+      const other = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
+      const p = await other.newPage();
+      await logIn(p);
+      await p.goto(`${base}/errors`);
+      await p.getByRole('list', { name: 'Grouping rules' }).getByText('every timeout').waitFor();
+      expect(await p.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await p.screenshot({ path: join(shots, `rules-${width}-${scheme}.png`), fullPage: true });
+      await other.close();
+    }
+    await suppression.getByRole('button', { name: 'Delete rule 1' }).click();
+    await expect.poll(async () => (await rules('suppression_rules')).results.length).toBe(0);
+    await expect.poll(() => page.getByText('None yet.').count()).toBe(1);
+    await context.close();
   }, 90_000);
 });

@@ -225,15 +225,16 @@ describe(`symbol sets, releases and symbolication (${backend})`, () => {
     });
     expect(bad.status).toBe(400);
     expect(await json(bad)).toMatchObject({ type: 'validation_error', code: 'invalid_symbol_set' });
-    const zstd = Buffer.concat([writeSymbolData('x', '{}').subarray(0, 30), Buffer.alloc(20)]);
+    // Version 2, compression 1 (zstd), and a payload that is no zstd frame.
+    const zstd = Buffer.concat([writeSymbolData('x', '{}').subarray(0, 30), Buffer.alloc(21)]);
     zstd.writeUInt32LE(2, 22);
-    zstd.writeUInt32LE(1, 30);
+    zstd.writeUInt8(1, 30);
     await upload(id_map['zstd-1'].presigned_url.url, id_map['zstd-1'].presigned_url.fields, zstd);
     const z = await post('error_tracking/symbol_sets/bulk_finish_upload', {
       content_hashes: { [id_map['zstd-1'].symbol_set_id]: 'b' },
     });
     expect(z.status).toBe(400);
-    expect((await json(z)).detail).toMatch(/compression/);
+    expect((await json(z)).detail).toMatch(/zstd/);
     // Never uploaded: a clear 400.
     const none = await post('error_tracking/symbol_sets/bulk_finish_upload', {
       content_hashes: { [id_map['big-1'].symbol_set_id]: 'c' },

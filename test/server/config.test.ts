@@ -18,6 +18,26 @@ describe('configuration', () => {
     });
   });
 
+  it('reads the object storage settings (symbol sets in S3) only when a bucket is named', () => {
+    expect(loadConfig({}).objectStorage).toBeUndefined();
+    expect(
+      loadConfig({
+        OBJECT_STORAGE_BUCKET: 'symbols',
+        OBJECT_STORAGE_ACCESS_KEY_ID: 'k',
+        OBJECT_STORAGE_SECRET_ACCESS_KEY: 's',
+        OBJECT_STORAGE_ENDPOINT: 'http://minio:9000/',
+        OBJECT_STORAGE_ERROR_TRACKING_SOURCE_MAPS_FOLDER: '/maps/',
+      }).objectStorage,
+    ).toEqual({
+      bucket: 'symbols',
+      region: 'us-east-1',
+      endpoint: 'http://minio:9000',
+      accessKeyId: 'k',
+      secretAccessKey: 's',
+      symbolSetsFolder: 'maps',
+    });
+  });
+
   it.each([
     [{ PORT: '70000' }, /PORT/],
     [{ PORT: '-1' }, /PORT/],
@@ -26,6 +46,16 @@ describe('configuration', () => {
     [{ CLICKHOUSE_URL: 'tcp://x:9000' }, /CLICKHOUSE_URL/],
     [{ REDIS_URL: 'http://x' }, /REDIS_URL/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
+    [{ OBJECT_STORAGE_BUCKET: 'symbols' }, /OBJECT_STORAGE_ACCESS_KEY_ID/],
+    [
+      {
+        OBJECT_STORAGE_BUCKET: 'symbols',
+        OBJECT_STORAGE_ACCESS_KEY_ID: 'k',
+        OBJECT_STORAGE_SECRET_ACCESS_KEY: 's',
+        OBJECT_STORAGE_ENDPOINT: 'ftp://x',
+      },
+      /OBJECT_STORAGE_ENDPOINT/,
+    ],
     [{ TRUST_PROXY: '11' }, /TRUST_PROXY/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY/],
     [{ TRUST_PROXY: '10.0.0.1,proxy.example.com' }, /TRUST_PROXY/],

@@ -20,6 +20,7 @@ import { runSelect } from '../query/run-select.js';
 import { checkBounds, timeBounds } from '../query/time-bounds.js';
 import { isoDateTime } from '../query/values.js';
 import { parseDate } from '../time/relative-date.js';
+import { correlationRunner } from './correlation.js';
 import { checkAssignee, checkStatus } from './issues.js';
 
 /** PostHog's `ErrorTrackingQuery` node (frontend/src/queries/schema/schema-general.ts). */
@@ -397,4 +398,5 @@ export const errorTrackingRunners: Record<string, QueryRunner> = {
     // Issue statuses, names and merges live in the metadata store: a change there is a new key.
     metaState: (deps, teamId) => issuesState(deps.meta, teamId),
   },
+  ErrorTrackingIssueCorrelationQuery: correlationRunner,
 };

@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import {
   deleteSymbolSet,
@@ -17,18 +15,15 @@ import {
 import { isUniqueViolation } from '../../store/meta/errors.js';
 import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
-import { readSymbolData } from './symbol-data.js';
+import { decodeSymbolData } from './symbol-data.js';
 
-/** PostHog's limit for one symbol set (the CLI skips larger ones). */
-export const MAX_SYMBOL_SET_BYTES = 100 * 1024 * 1024;
+import { MAX_SYMBOL_SET_BYTES, type SymbolStorage } from './symbol-storage.js';
+
+export { MAX_SYMBOL_SET_BYTES };
 /** Symbol sets per bulk_start_upload call. */
 export const MAX_SYMBOL_SETS_PER_CALL = 1000;
 const PENDING = 'pending:';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Where a project's uploaded symbol sets are kept: the data directory (no S3 yet). */
-export const symbolSetPath = (dataDir: string, teamId: number, id: string) =>
-  join(dataDir, 'symbol-sets', String(teamId), id);
 
 export interface StartItem {
   chunk_id: string;
@@ -38,13 +33,15 @@ export interface StartItem {
 
 /**
  * `bulk_start_upload`: a symbol set per chunk id (new, or one whose content changed with `force`)
- * and where to upload it: a one-time URL on this server, as PostHog answers a presigned S3 POST.
+ * and where to upload it: a presigned S3 POST (as PostHog answers) when object storage is set up,
+ * else a one-time URL on this server.
  * Chunks already uploaded with the same content hash are left out of `id_map` (the CLI skips them).
  */
 export async function startUploads(
   deps: Deps,
   access: ProjectAccess,
   body: { symbol_sets: StartItem[]; force?: boolean | undefined; skip_on_conflict?: boolean | undefined },
+  storage: SymbolStorage,
   uploadUrl: (id: string) => string,
 ) {
   const teamId = access.team.id;
@@ -97,16 +94,16 @@ export async function startUploads(
     await upsertSymbolSet(deps.meta, record);
     idMap[item.chunk_id] = {
       symbol_set_id: record.id,
-      presigned_url: { url: uploadUrl(record.id), fields: { key: record.id, token } },
+      presigned_url: storage.target(teamId, record.id, token, uploadUrl(record.id)),
     };
   }
   return { id_map: idMap };
 }
 
-/** The upload target's POST: the token of the start call, once; the bytes go to the data directory. */
+/** This server's upload target's POST: the token of the start call, once; the bytes go to storage. */
 export async function receiveUpload(
   deps: Deps,
-  dataDir: string,
+  storage: SymbolStorage,
   teamId: number,
   id: string,
   token: string | undefined,
@@ -129,16 +126,17 @@ export async function receiveUpload(
       `A symbol set is at most ${MAX_SYMBOL_SET_BYTES} bytes.`,
     );
   }
-  const path = symbolSetPath(dataDir, teamId, id);
-  await mkdir(join(path, '..'), { recursive: true });
-  await writeFile(path, data);
+  await storage.write(teamId, id, data);
   await upsertSymbolSet(deps.meta, { ...set, storagePtr: id, failureReason: null });
 }
 
-/** `bulk_finish_upload`: each uploaded symbol set is checked readable (a 400 names the first that is not). */
+/**
+ * `bulk_finish_upload`: each uploaded symbol set is checked readable (a 400 names the first that is
+ * not). A set uploaded to S3 is seen there first: this server never saw its bytes go by.
+ */
 export async function finishUploads(
   deps: Deps,
-  dataDir: string,
+  storage: SymbolStorage,
   access: ProjectAccess,
   contentHashes: Record<string, string>,
 ): Promise<void> {
@@ -150,12 +148,19 @@ export async function finishUploads(
   for (const [id, hash] of entries) {
     const set = UUID.test(id) ? await symbolSetById(deps.meta, teamId, id) : undefined;
     if (!set) throw validationError(`Symbol set ${id.slice(0, 64)} not found.`, 'content_hashes');
-    if (!set.storagePtr || set.storagePtr.startsWith(PENDING)) {
+    const pending = !set.storagePtr || set.storagePtr.startsWith(PENDING);
+    const data = pending && storage.kind === 'local' ? undefined : await storage.read(teamId, id);
+    if (!data) {
       throw validationError(`Symbol set ${id} was not uploaded.`, 'content_hashes', 'not_uploaded');
     }
-    const data = await readFile(symbolSetPath(dataDir, teamId, id));
+    if (data.length > MAX_SYMBOL_SET_BYTES) {
+      throw validationError(
+        `Symbol set ${id} is larger than ${MAX_SYMBOL_SET_BYTES} bytes.`,
+        'content_hashes',
+      );
+    }
     try {
-      const { sourcemap } = readSymbolData(data);
+      const { sourcemap } = await decodeSymbolData(data);
       const map = JSON.parse(sourcemap) as { mappings?: unknown };
       if (typeof map !== 'object' || map === null || typeof map.mappings !== 'string') {
         throw validationError(
@@ -170,7 +175,7 @@ export async function finishUploads(
       await upsertSymbolSet(deps.meta, { ...set, failureReason: reason });
       throw error instanceof ApiError ? error : validationError(reason, null, 'invalid_symbol_set');
     }
-    await upsertSymbolSet(deps.meta, { ...set, contentHash: hash, failureReason: null });
+    await upsertSymbolSet(deps.meta, { ...set, storagePtr: id, contentHash: hash, failureReason: null });
   }
 }
 
@@ -191,19 +196,22 @@ export async function getSet(deps: Deps, access: ProjectAccess, id: string): Pro
 
 export async function removeSet(
   deps: Deps,
-  dataDir: string,
+  storage: SymbolStorage,
   access: ProjectAccess,
   id: string,
 ): Promise<void> {
   await getSet(deps, access, id);
   await deleteSymbolSet(deps.meta, access.team.id, id);
-  await rm(symbolSetPath(dataDir, access.team.id, id), { force: true });
+  await storage.remove(access.team.id, id);
 }
 
-export async function readSetBytes(dataDir: string, set: SymbolSetRecord): Promise<Buffer> {
-  if (!set.storagePtr || set.storagePtr.startsWith(PENDING))
-    throw notFound('The symbol set was not uploaded.');
-  return readFile(symbolSetPath(dataDir, set.teamId, set.id));
+export async function readSetBytes(storage: SymbolStorage, set: SymbolSetRecord): Promise<Buffer> {
+  const bytes =
+    !set.storagePtr || set.storagePtr.startsWith(PENDING)
+      ? undefined
+      : await storage.read(set.teamId, set.id);
+  if (!bytes) throw notFound('The symbol set was not uploaded.');
+  return bytes;
 }
 
 export async function createRelease(

@@ -3,8 +3,9 @@ import type { MetaDb } from '../../store/meta/db.js';
 import { type SymbolSetRecord, symbolSetByRef } from '../../store/meta/error-tracking.js';
 import type { ContextLine, ParsedException, ResolvedFrame } from './exception-list.js';
 import type { Symbolicate } from './ingest-step.js';
-import { readSymbolData } from './symbol-data.js';
+import { decodeSymbolData } from './symbol-data.js';
 import { readSetBytes } from './symbol-sets.js';
+import type { SymbolStorage } from './symbol-storage.js';
 
 /**
  * Parsing a map is synchronous: maps larger than this are not parsed at ingestion (the frame says
@@ -36,7 +37,11 @@ interface Loaded {
  * the original file, line, column, function name and the lines around it. A frame whose chunk has
  * no symbol set, or whose map is unreadable, stays as it was and says why.
  */
-export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: () => Date }): Symbolicate {
+export function createSymbolicator(deps: {
+  meta: MetaDb;
+  storage: SymbolStorage;
+  now: () => Date;
+}): Symbolicate {
   const refs = new Map<string, { set: SymbolSetRecord | undefined; at: number }>();
   const maps = new Map<string, Loaded>();
   let cachedBytes = 0;
@@ -62,13 +67,15 @@ export function createSymbolicator(deps: { meta: MetaDb; dataDir: string; now: (
     }
     let loaded: Loaded;
     try {
-      const bytes = await readSetBytes(deps.dataDir, set);
-      if (bytes.length > MAX_PARSED_MAP_BYTES) {
+      const bytes = await readSetBytes(deps.storage, set);
+      // A zstd set is measured once decompressed (what parsing and the cache hold).
+      const decoded = bytes.length > MAX_PARSED_MAP_BYTES ? null : await decodeSymbolData(bytes);
+      const size = decoded ? decoded.minifiedSource.length + decoded.sourcemap.length : bytes.length;
+      if (!decoded || size > MAX_PARSED_MAP_BYTES) {
         loaded = { ...EMPTY(), failure: 'Source map too large to resolve at ingestion' };
       } else {
-        const { minifiedSource, sourcemap } = readSymbolData(bytes);
-        const map = new TraceMap(sourcemap);
-        loaded = { map, source: minifiedSource, names: new Map(), failure: null, bytes: bytes.length };
+        const map = new TraceMap(decoded.sourcemap);
+        loaded = { map, source: decoded.minifiedSource, names: new Map(), failure: null, bytes: size };
       }
     } catch {
       loaded = { ...EMPTY(), failure: 'Invalid source map' };

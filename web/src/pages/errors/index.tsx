@@ -5,6 +5,7 @@ import { Chart } from '../../components/chart';
 import { ErrorNote } from '../../components/error-note';
 import { ListTable } from '../../components/list-table';
 import { useSession } from '../../session';
+import { RulesSection } from './rules';
 
 interface Issue {
   id: string;
@@ -183,6 +184,7 @@ export function ErrorsPage() {
           )}
         />
       </section>
+      <RulesSection />
     </div>
   );
 }
