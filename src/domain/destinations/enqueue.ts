@@ -5,7 +5,7 @@ import { addMetrics } from '../../store/meta/hog-function-logs.js';
 import { allEnabledHogFunctions, type HogFunctionRecord } from '../../store/meta/hog-functions.js';
 import { enqueueInvocations, type QueuedInvocation, takeMask } from '../../store/meta/hog-queue.js';
 import { findTeam } from '../../store/meta/teams.js';
-import { actionIdsOf, decodeLine, type DeliveredEvent, lineTeam, matchesFilters } from './matching.js';
+import { actionIdsOf, type DeliveredEvent, decodeLine, lineTeam, matchesFilters } from './matching.js';
 import { globalsFor } from './service.js';
 import { renderValue } from './templating.js';
 
@@ -125,5 +125,11 @@ async function passesMask(
   }
   const text = typeof rendered === 'string' ? rendered : JSON.stringify(rendered ?? null);
   const key = createHash('sha256').update(text).digest('hex');
-  return takeMask(meta, f.id, key, now.toISOString(), new Date(now.getTime() + masking.ttl * 1000).toISOString());
+  return takeMask(
+    meta,
+    f.id,
+    key,
+    now.toISOString(),
+    new Date(now.getTime() + masking.ttl * 1000).toISOString(),
+  );
 }

@@ -1,7 +1,7 @@
-import { regexMatches } from '../regex/re2.js';
+import type { ActionStep } from '../../store/meta/actions.js';
 import { matchProperty } from '../flags/properties.js';
 import type { PropertyFilter } from '../flags/types.js';
-import type { ActionStep } from '../../store/meta/actions.js';
+import { regexMatches } from '../regex/re2.js';
 
 /** An event as delivery sees it: the `events` row capture wrote, decoded. */
 export interface DeliveredEvent {
@@ -94,27 +94,32 @@ export interface MatchContext {
  * properties) or match one of `actions` when any are given (none: every event), then match every
  * `properties` filter, and the project's test account filters when `filter_test_accounts`.
  */
-export function matchesFilters(filters: Record<string, unknown>, e: DeliveredEvent, ctx: MatchContext): boolean {
+export function matchesFilters(
+  filters: Record<string, unknown>,
+  e: DeliveredEvent,
+  ctx: MatchContext,
+): boolean {
   const events = Array.isArray(filters.events) ? (filters.events as Array<Record<string, unknown>>) : [];
   const actions = Array.isArray(filters.actions) ? (filters.actions as Array<Record<string, unknown>>) : [];
   if (events.length + actions.length > 0) {
     const anyEvent = events.some(
-      (f) => (f.id === null || f.id === undefined || f.id === e.event) && propertiesMatch(f.properties, e, ctx.now),
+      (f) =>
+        (f.id === null || f.id === undefined || f.id === e.event) &&
+        propertiesMatch(f.properties, e, ctx.now),
     );
     const anyAction =
       !anyEvent &&
       actions.some((f) => {
         const steps = ctx.actions.get(Number(f.id));
         return (
-          steps !== undefined &&
-          steps.some((s) => stepMatches(s, e, ctx.now)) &&
-          propertiesMatch(f.properties, e, ctx.now)
+          steps?.some((s) => stepMatches(s, e, ctx.now)) === true && propertiesMatch(f.properties, e, ctx.now)
         );
       });
     if (!anyEvent && !anyAction) return false;
   }
   if (!propertiesMatch(filters.properties, e, ctx.now)) return false;
-  if (filters.filter_test_accounts === true && !propertiesMatch(ctx.testAccountFilters, e, ctx.now)) return false;
+  if (filters.filter_test_accounts === true && !propertiesMatch(ctx.testAccountFilters, e, ctx.now))
+    return false;
   return true;
 }
 

@@ -332,7 +332,8 @@ export async function openJournalSink(
       );
       if (more) await journal.saveCheckpoint({ inserted: start, partial: { end, done: [...done] } }, false);
     }
-    if (options.afterInsert) await options.afterInsert(batch.map((q) => q.entry.parts[EVENTS_PART] as Buffer));
+    if (options.afterInsert)
+      await options.afterInsert(batch.map((q) => q.entry.parts[EVENTS_PART] as Buffer));
     await journal.saveCheckpoint({ inserted: end }, true);
   }
 

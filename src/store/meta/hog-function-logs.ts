@@ -78,7 +78,14 @@ export async function appendLogs(db: MetaDb, logs: FunctionLog[]): Promise<void>
 export async function listLogs(
   db: MetaDb,
   functionId: string,
-  q: { limit: number; levels?: string[]; before?: string; after?: string; search?: string; instanceId?: string },
+  q: {
+    limit: number;
+    levels?: string[];
+    before?: string;
+    after?: string;
+    search?: string;
+    instanceId?: string;
+  },
 ) {
   let s = db.selectFrom('hog_function_logs').selectAll().where('function_id', '=', functionId);
   if (q.levels && q.levels.length > 0) s = s.where('level', 'in', q.levels);

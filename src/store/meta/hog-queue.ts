@@ -160,5 +160,5 @@ export async function takeMask(
     .values({ function_id: functionId, hash, expires_at: expiresAt })
     .onConflict((oc) => oc.columns(['function_id', 'hash']).doNothing())
     .executeTakeFirst();
-  return Number(result.numInsertedRows ?? 0) === 1;
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
