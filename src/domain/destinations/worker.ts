@@ -56,6 +56,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
   let ticking = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let prunedAt = 0;
   const jobs = new Set<Promise<void>>();
   /** Per destination: when its current run of failures began (this node's view). */
   const failingSince = new Map<string, number>();
@@ -194,6 +195,12 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
     }
     ticking = true;
     try {
+      // Bounded metrics: once an hour per node, counters older than they are kept go.
+      const nowMs = deps.now().getTime();
+      if (nowMs - prunedAt > 3_600_000) {
+        prunedAt = nowMs;
+        await pruneMetrics(deps.meta, new Date(nowMs - METRIC_HOURS_KEPT * 3_600_000).toISOString());
+      }
       do {
         again = false;
         const free = opts.total - inFlight;
