@@ -4,6 +4,8 @@ import {
   appendLogs,
   type FunctionLog,
   type LogLevel,
+  METRIC_HOURS_KEPT,
+  pruneMetrics,
 } from '../../store/meta/hog-function-logs.js';
 import {
   findHogFunction,
@@ -37,6 +39,8 @@ export interface WorkerOptions {
   backoffMaxMs: number;
   /** A destination whose every try failed for this long disables itself. */
   disableAfterMs: number;
+  /** How often log lines and counters are written (default 1 s). */
+  flushMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -75,8 +79,30 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
     timestamp: deps.now().toISOString(),
   });
 
-  async function metric(functionId: string, kind: string, name: string): Promise<void> {
-    await addMetrics(deps.meta, [{ functionId, hour: hourOf(deps.now()), kind, name, count: 1 }]);
+  /**
+   * Log lines and counters wait here and are written together once a second: one statement per
+   * delivery each held SQLite's one connection, which capture's person work shares. Lines not yet
+   * written when the node dies are lost (the deliveries are not).
+   */
+  let pendingLogs: FunctionLog[] = [];
+  let pendingMetrics = new Map<string, number>();
+  function metric(functionId: string, kind: string, name: string): void {
+    const key = `${functionId}\n${hourOf(deps.now())}\n${kind}\n${name}`;
+    pendingMetrics.set(key, (pendingMetrics.get(key) ?? 0) + 1);
+  }
+  async function flush(): Promise<void> {
+    const logs = pendingLogs;
+    const counts = pendingMetrics;
+    pendingLogs = [];
+    pendingMetrics = new Map();
+    await appendLogs(deps.meta, logs);
+    await addMetrics(
+      deps.meta,
+      [...counts].map(([key, count]) => {
+        const [functionId, hour, kind, name] = key.split('\n') as [string, string, string, string];
+        return { functionId, hour, kind, name, count };
+      }),
+    );
   }
 
   async function failed(f: HogFunctionRecord, job: HogJob, lines: FunctionLog[]): Promise<void> {
@@ -99,7 +125,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
         `Function disabled: every delivery failed for ${minutes} minutes. Fix the destination and enable it again.`,
       ),
     );
-    await metric(f.id, 'failure', 'disabled_permanently');
+    metric(f.id, 'failure', 'disabled_permanently');
   }
 
   async function run(job: HogJob): Promise<void> {
@@ -117,7 +143,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
       } catch (error) {
         lines.push(log(f, job, 'ERROR', `Rendering the inputs failed: ${(error as Error).message}`));
         await finishJob(deps.meta, job.id, opts.owner);
-        await metric(f.id, 'failure', 'failed');
+        metric(f.id, 'failure', 'failed');
         return;
       }
       const started = performance.now();
@@ -137,7 +163,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
         lines.push(log(f, job, 'INFO', `${request.method} ${url} answered ${result.status} in ${ms} ms`));
         await finishJob(deps.meta, job.id, opts.owner);
         failingSince.delete(f.id);
-        await metric(f.id, 'success', 'succeeded');
+        metric(f.id, 'success', 'succeeded');
         return;
       }
       const reason = redact(f, result.error);
@@ -163,11 +189,11 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
         const why = result.retryable ? `after ${attempt} attempts` : 'not retried';
         lines.push(log(f, job, 'ERROR', `${request.method} ${url} failed (${why}): ${reason}`));
         await finishJob(deps.meta, job.id, opts.owner);
-        await metric(f.id, 'failure', 'failed');
+        metric(f.id, 'failure', 'failed');
       }
       await failed(f, job, lines);
     } finally {
-      await appendLogs(deps.meta, lines);
+      pendingLogs.push(...lines);
     }
   }
 
@@ -243,6 +269,10 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
   }
   schedule();
   nudge();
+  const flusher = setInterval(() => {
+    flush().catch((error: unknown) => opts.onError?.(error));
+  }, opts.flushMs ?? 1000);
+  flusher.unref?.();
 
   return {
     nudge,
@@ -250,6 +280,8 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
       stopped = true;
       if (timer) clearTimeout(timer);
       await Promise.allSettled([...jobs]);
+      clearInterval(flusher);
+      await flush();
     },
   };
 }
