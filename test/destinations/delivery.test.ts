@@ -167,7 +167,8 @@ describe(`destination delivery (${backend})`, () => {
     });
     expect(lines.filter((l) => l.level === 'WARN' && /HTTP 500.*retrying/.test(l.message))).toHaveLength(2);
     expect(new Set(lines.map((l) => l.instance_id)).size).toBe(1);
-    expect(await totals(id)).toMatchObject({ succeeded: 1 });
+    // Counters are written just after the log lines (the same flush).
+    await waitUntil('the success counted', async () => (await totals(id)).succeeded === 1);
   });
 
   it('does not retry a 400, and logs it', async () => {
@@ -181,7 +182,7 @@ describe(`destination delivery (${backend})`, () => {
     await sleep(400);
     expect(s.received).toHaveLength(1);
     expect(lines.find((l) => l.level === 'ERROR')!.message).toMatch(/not retried.*HTTP 400/);
-    expect((await totals(id)).failed).toBe(1);
+    await waitUntil('the failure counted', async () => (await totals(id)).failed === 1);
     const levels = await h.request('GET', `${base}${id}/logs/?level=WARN`);
     expect(levels.json().results).toEqual([]);
     const bad = await h.request('GET', `${base}${id}/logs/?level=LOUD`);
