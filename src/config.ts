@@ -114,6 +114,20 @@ export interface Config {
     concurrency: number;
     pollMs: number;
   };
+  /** Realtime destinations' delivery (docs/destinations.md). */
+  destinations: {
+    /** Whether this node runs delivery workers (every node may). */
+    workers: boolean;
+    pollMs: number;
+    leaseMs: number;
+    timeoutMs: number;
+    perFunction: number;
+    total: number;
+    backoffMs: number;
+    backoffMaxMs: number;
+    /** A destination whose every try failed for this long disables itself. */
+    disableAfterMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -397,6 +411,17 @@ export function loadConfig(env: Env = process.env): Config {
       autoPauseAfter: int(env, 'BATCH_EXPORTS_AUTO_PAUSE_AFTER', 3, 1, 1000),
       concurrency: int(env, 'BATCH_EXPORTS_CONCURRENCY', 2, 1, 64),
       pollMs: int(env, 'BATCH_EXPORTS_POLL_MS', 5_000, 10, 3_600_000),
+    },
+    destinations: {
+      workers: env.DESTINATIONS_WORKERS ? bool(env, 'DESTINATIONS_WORKERS') : true,
+      pollMs: int(env, 'DESTINATIONS_POLL_MS', 500, 10, 60_000),
+      leaseMs: int(env, 'DESTINATIONS_LEASE_MS', 60_000, 1000, 3_600_000),
+      timeoutMs: int(env, 'DESTINATIONS_TIMEOUT_MS', 10_000, 100, 60_000),
+      perFunction: int(env, 'DESTINATIONS_CONCURRENCY_PER_FUNCTION', 10, 1, 1000),
+      total: int(env, 'DESTINATIONS_CONCURRENCY', 50, 1, 10_000),
+      backoffMs: int(env, 'DESTINATIONS_RETRY_BASE_MS', 1000, 0, 3_600_000),
+      backoffMaxMs: int(env, 'DESTINATIONS_RETRY_MAX_MS', 30_000, 0, 3_600_000),
+      disableAfterMs: int(env, 'DESTINATIONS_DISABLE_AFTER_MS', 3 * 3_600_000, 1000, 30 * 86_400_000),
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { functionLogs, functionMetrics, functionMetricTotals } from '../domain/destinations/observability.js';
 import {
   changeHogFunction,
   createHogFunction,
@@ -219,5 +220,83 @@ export const hogFunctionRoutes: ApiPlugin<{ send: Sender; siteUrl?: string | und
       async (request: FastifyRequest<{ Params: { id: string }; Body: Static<typeof InvocationBody> }>) =>
         invoke({ ...deps, send, siteUrl }, projectAccessOf(request), request.params.id, request.body),
     );
+    app.get(
+      `${prefix}hog_functions/:id/logs/`,
+      {
+        config: { scope: read },
+        schema: {
+          tags,
+          summary: "A destination's delivery logs, newest first (the last 1000 lines are kept)",
+          params: IdParams,
+          querystring: LogsQuery,
+          response: { 200: Logs },
+        },
+      },
+      async (request: FastifyRequest<{ Params: { id: string }; Querystring: Static<typeof LogsQuery> }>) =>
+        functionLogs(deps, projectAccessOf(request), request.params.id, request.query),
+    );
+    app.get(
+      `${prefix}hog_functions/:id/metrics/`,
+      {
+        config: { scope: read },
+        schema: {
+          tags,
+          summary: "A destination's delivery counts per interval (succeeded, failed, filtered, masked, ...)",
+          params: IdParams,
+          querystring: MetricsQuery,
+          response: { 200: Metrics },
+        },
+      },
+      async (request: FastifyRequest<{ Params: { id: string }; Querystring: Static<typeof MetricsQuery> }>) =>
+        functionMetrics(deps, projectAccessOf(request), request.params.id, request.query),
+    );
+    app.get(
+      `${prefix}hog_functions/:id/metrics/totals/`,
+      {
+        config: { scope: read },
+        schema: {
+          tags,
+          summary: "A destination's delivery counts over the range",
+          params: IdParams,
+          querystring: MetricsQuery,
+          response: { 200: MetricTotals },
+        },
+      },
+      async (request: FastifyRequest<{ Params: { id: string }; Querystring: Static<typeof MetricsQuery> }>) =>
+        functionMetricTotals(deps, projectAccessOf(request), request.params.id, request.query),
+    );
   }
 };
+
+const LogsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+  level: Type.Optional(Type.String({ maxLength: 100 })),
+  before: Type.Optional(Type.String({ maxLength: 40 })),
+  after: Type.Optional(Type.String({ maxLength: 40 })),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  instance_id: Type.Optional(Type.String({ maxLength: 200 })),
+});
+const Logs = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      log_source_id: Type.String(),
+      instance_id: Type.String(),
+      timestamp: DateTime,
+      level: Type.String(),
+      message: Type.String(),
+    }),
+  ),
+});
+const MetricsQuery = Type.Object({
+  after: Type.Optional(Type.String({ maxLength: 40 })),
+  before: Type.Optional(Type.String({ maxLength: 40 })),
+  interval: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('week')])),
+  breakdown_by: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('kind')])),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  kind: Type.Optional(Type.String({ maxLength: 200 })),
+});
+const Metrics = Type.Object({
+  labels: Type.Array(Type.String()),
+  series: Type.Array(Type.Object({ name: Type.String(), values: Type.Array(Type.Integer()) })),
+});
+const MetricTotals = Type.Object({ totals: Type.Record(Type.String(), Type.Integer()) });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { s3SymbolStorage } from '../adapters/s3-symbol-storage.js';
@@ -37,6 +38,8 @@ import {
   flushPeriodically,
 } from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
+import { createDeliveryMatcher } from '../domain/destinations/enqueue.js';
+import { DEFAULT_MAX_ATTEMPTS, startDeliveryWorker } from '../domain/destinations/worker.js';
 import { createExceptionStep } from '../domain/error-tracking/ingest-step.js';
 import { localSymbolStorage, type SymbolStorage } from '../domain/error-tracking/symbol-storage.js';
 import { createSymbolicator } from '../domain/error-tracking/symbolicate.js';
@@ -169,6 +172,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const definitions = createDefinitionsCollector(deps.meta, { now: deps.now });
   app.decorate('definitions', definitions);
   let stopDefinitions: (() => Promise<void>) | null = null;
+  // Realtime destinations: events are matched once written, and sent by this node's workers.
+  const sendToDestination = destinationSender(
+    { allowPrivate: config.batchExports.allowPrivateNetworks, dnsServers: config.dnsServers },
+    config.destinations.timeoutMs,
+  );
+  let deliveryWorker: ReturnType<typeof startDeliveryWorker> | null = null;
+  const matchDestinations = createDeliveryMatcher({
+    meta: deps.meta,
+    now: deps.now,
+    siteUrl: config.siteUrl,
+    onQueued: () => deliveryWorker?.nudge(),
+  });
   // Capture's rows go to the node's journal first (docs/capture.md): what it holds from before a
   // crash is inserted here, before any route serves.
   const sink = config.captureJournal
@@ -187,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
             for (const teamId of teamIds) eventsArrived(teamId);
           },
         }),
+        afterInsert: matchDestinations,
         onReplay: (rows) =>
           app.log.info(
             { rows, dir: config.captureJournalDir },
@@ -226,6 +242,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         }),
       }),
       geoip,
+      afterInsert: matchDestinations,
       // Shared person transactions: SQLite has one connection; the pool has 10, leave some free.
       personConcurrency: options.meta.dialect.name === 'postgres' ? 6 : 1,
     },
@@ -257,6 +274,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
         });
       },
       stop: async () => playlistCounter?.stop(),
+    },
+    {
+      name: 'destination delivery',
+      start: () => {
+        if (!config.destinations.workers) return;
+        const d = config.destinations;
+        deliveryWorker = startDeliveryWorker(
+          { meta: deps.meta, now: deps.now, send: sendToDestination },
+          {
+            owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+            pollMs: d.pollMs,
+            leaseMs: d.leaseMs,
+            perFunction: d.perFunction,
+            total: d.total,
+            maxAttempts: DEFAULT_MAX_ATTEMPTS,
+            backoffMs: d.backoffMs,
+            backoffMaxMs: d.backoffMaxMs,
+            disableAfterMs: d.disableAfterMs,
+            onError: (err) => app.log.error({ err }, 'destination delivery failed'),
+          },
+        );
+      },
+      stop: async () => deliveryWorker?.stop(),
     },
     // Queries still running in the background are abandoned with the node.
     { name: 'query runtime', stop: () => query.close() },
@@ -315,10 +355,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       hogFunctionRoutes,
       {
         ...api,
-        send: destinationSender({
-          allowPrivate: config.batchExports.allowPrivateNetworks,
-          dnsServers: config.dnsServers,
-        }),
+        send: sendToDestination,
         siteUrl: config.siteUrl,
       },
     ],

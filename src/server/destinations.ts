@@ -1,16 +1,21 @@
 import { destinationRequest } from '../adapters/destinations/http-request.js';
 import { assertHostAllowed, BlockedHostError, type NetworkPolicy } from '../adapters/network.js';
-import { DELIVERY_TIMEOUT_MS, type Delivery, type Sender } from '../domain/destinations/service.js';
+import {
+  DELIVERY_MAX_ANSWER_BYTES,
+  DELIVERY_TIMEOUT_MS,
+  type Delivery,
+  type Sender,
+} from '../domain/destinations/service.js';
 import type { OutgoingRequest } from '../domain/destinations/templates.js';
 
 /** Destinations' sender: the network guard (private addresses refused unless allowed), a timeout. */
 export const destinationSender =
-  (policy: NetworkPolicy): Sender =>
+  (policy: NetworkPolicy, timeoutMs = DELIVERY_TIMEOUT_MS): Sender =>
   (req) =>
-    send(policy, req);
+    send(policy, req, timeoutMs);
 
 /** Sends one request through the network guard, with a timeout. */
-async function send(policy: NetworkPolicy, req: OutgoingRequest): Promise<Delivery> {
+async function send(policy: NetworkPolicy, req: OutgoingRequest, timeoutMs: number): Promise<Delivery> {
   let url: URL;
   try {
     url = new URL(req.url);
@@ -26,7 +31,8 @@ async function send(policy: NetworkPolicy, req: OutgoingRequest): Promise<Delive
       method: req.method,
       headers: req.headers,
       ...(req.body !== null && { body: req.body }),
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
+      maxBytes: DELIVERY_MAX_ANSWER_BYTES,
     });
     const ok = answer.status >= 200 && answer.status < 300;
     return {
@@ -34,6 +40,7 @@ async function send(policy: NetworkPolicy, req: OutgoingRequest): Promise<Delive
       text: answer.text.slice(0, 1000),
       error: ok ? null : `HTTP ${answer.status}`,
       retryable: answer.status >= 500 || answer.status === 429,
+      truncated: answer.truncated,
     };
   } catch (error) {
     if (error instanceof BlockedHostError)
@@ -43,7 +50,7 @@ async function send(policy: NetworkPolicy, req: OutgoingRequest): Promise<Delive
     return {
       status: null,
       text: '',
-      error: timedOut ? `The destination did not answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : e.message,
+      error: timedOut ? `The destination did not answer within ${timeoutMs / 1000} s` : e.message,
       retryable: true,
     };
   }

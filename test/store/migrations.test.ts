@@ -48,6 +48,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0047_error_tracking_rules',
       '0048_hog_functions',
       '0049_experiment_extras',
+      '0050_hog_queue',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

@@ -6,6 +6,8 @@ export interface Answer {
   status: number;
   retryAfter: string | null;
   text: string;
+  /** The answer was longer than `maxBytes`: the rest was not read (the connection was dropped). */
+  truncated: boolean;
 }
 
 /**
@@ -16,7 +18,14 @@ export interface Answer {
 export function destinationRequest(
   policy: NetworkPolicy,
   url: URL,
-  init: { method: string; headers?: Record<string, string>; body?: Buffer | string; signal?: AbortSignal },
+  init: {
+    method: string;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+    signal?: AbortSignal;
+    /** Read at most this many bytes of the answer, then drop the connection. */
+    maxBytes?: number;
+  },
 ): Promise<Answer> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<Answer>((resolve, reject) => {
@@ -34,18 +43,23 @@ export function destinationRequest(
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        const answer = (truncated: boolean): Answer => ({
+          status: res.statusCode ?? 0,
+          retryAfter: (res.headers['retry-after'] as string | undefined) ?? null,
+          text: Buffer.concat(chunks).toString('utf8'),
+          truncated,
+        });
         res.on('data', (c: Buffer) => {
           // Only the start of an answer is ever shown.
           if (size < 64 * 1024) chunks.push(c);
           size += c.length;
+          if (init.maxBytes !== undefined && size > init.maxBytes) {
+            // A destination answering without end must not hold the worker or its memory.
+            resolve(answer(true));
+            res.destroy();
+          }
         });
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: (res.headers['retry-after'] as string | undefined) ?? null,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
+        res.on('end', () => resolve(answer(false)));
         res.on('error', reject);
       },
     );

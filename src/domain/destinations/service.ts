@@ -268,6 +268,8 @@ export async function buildRequest(f: HogFunctionRecord, globals: Globals): Prom
 }
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** The most of an answer read: a destination answering without end is cut off there. */
+export const DELIVERY_MAX_ANSWER_BYTES = 1024 * 1024;
 
 export interface Delivery {
   status: number | null;
@@ -275,6 +277,8 @@ export interface Delivery {
   error: string | null;
   /** Whether trying again may help: 5xx, 429, a timeout or a broken connection. */
   retryable: boolean;
+  /** The answer was longer than `DELIVERY_MAX_ANSWER_BYTES` and was cut off. */
+  truncated?: boolean;
 }
 
 /** `invocations/`: runs one destination on a sample event; sends only when not mocked. */
@@ -309,7 +313,7 @@ export async function invoke(
 }
 
 /** Secret input values never leave Burrow in an answer: each occurrence shows as `***`. */
-function redact(f: HogFunctionRecord, text: string): string {
+export function redact(f: HogFunctionRecord, text: string): string {
   let out = text;
   for (const item of f.inputsSchema) {
     if (item.secret !== true) continue;

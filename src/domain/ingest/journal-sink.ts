@@ -41,6 +41,13 @@ export interface JournalSinkOptions {
    * wait for this node's journal, can read them from now on (event watermarks, docs/query-api.md).
    */
   onInserted?: (teamIds: number[]) => void;
+  /**
+   * Post-write hook (realtime destinations' matching): given each record's encoded `events` rows
+   * once they are in the engine and before the checkpoint moves past them, so what it does for an
+   * acknowledged event survives a kill -9 (it runs again for a batch replayed: at least once). A
+   * failure is retried with the batch.
+   */
+  afterInsert?: (eventParts: Buffer[]) => Promise<void>;
 }
 
 interface Queued {
@@ -68,6 +75,8 @@ interface Appending {
  * tens of MB to be written and synced (docs/benchmarks-history.md, "Capture floods").
  */
 export const GROUP_BYTES = 8 * 1024 * 1024;
+
+const EVENTS_PART = TABLES.findIndex(([part]) => part === 'events');
 
 const bytesOf = (entry: JournalEntry) => entry.parts.reduce((n, part) => n + part.length, 0);
 
@@ -323,6 +332,8 @@ export async function openJournalSink(
       );
       if (more) await journal.saveCheckpoint({ inserted: start, partial: { end, done: [...done] } }, false);
     }
+    if (options.afterInsert)
+      await options.afterInsert(batch.map((q) => q.entry.parts[EVENTS_PART] as Buffer));
     await journal.saveCheckpoint({ inserted: end }, true);
   }
 

@@ -45,6 +45,8 @@ export interface IngestDeps {
   exceptions?: ExceptionStep | undefined;
   /** `$geoip_*` from each event's `$ip` (none: no GeoIP). */
   geoip?: GeoStep | undefined;
+  /** With `CAPTURE_JOURNAL=off`: the post-write hook (destinations' matching) run before requests are answered. */
+  afterInsert?: ((eventParts: Buffer[]) => Promise<void>) | undefined;
   /**
    * Person transactions shared by concurrent requests that may run at once (person-group.ts):
    * 1 (the default) for SQLite's one connection; a PostgreSQL pool can overlap several.
@@ -60,28 +62,38 @@ const PERSON_GROUP_EVENTS = 1600;
  * benches write their rows through it too (test/helpers/events-insert.ts), so that a test row is
  * written as a captured one is.
  */
-export function createWriter(events: EventsStore) {
+export function createWriter(events: EventsStore, afterInsert?: (eventParts: Buffer[]) => Promise<void>) {
   return async (sets: WriteSet[]) => {
-    for (const [part, table] of TABLES) {
-      if (part === 'events') {
-        // In slices: a group commit's rows reach tens of MB, one copy held the event loop as long.
-        const body = await concatInSlices(
-          sets.map((s) => s.events),
-          undefined,
-          INSERT_TURN,
-        );
-        if (body.length > 0) await events.insertEncoded(table, body);
-        continue;
-      }
-      const rows = sets.flatMap((s) => (s[part] as object[] | undefined) ?? []);
-      if (rows.length > 0) await events.insert(table, rows);
-    }
+    await writeSets(events, sets);
+    // Before the requests are answered: what the hook does (destinations' queue) is as durable as the rows.
+    if (afterInsert) await afterInsert(sets.map((s) => s.events));
   };
 }
 
+async function writeSets(events: EventsStore, sets: WriteSet[]) {
+  for (const [part, table] of TABLES) {
+    if (part === 'events') {
+      // In slices: a group commit's rows reach tens of MB, one copy held the event loop as long.
+      const body = await concatInSlices(
+        sets.map((s) => s.events),
+        undefined,
+        INSERT_TURN,
+      );
+      if (body.length > 0) await events.insertEncoded(table, body);
+      continue;
+    }
+    const rows = sets.flatMap((s) => (s[part] as object[] | undefined) ?? []);
+    if (rows.length > 0) await events.insert(table, rows);
+  }
+}
+
 /** Acknowledge-after-insert (`CAPTURE_JOURNAL=off`): requests' rows go to the engine by a group commit. */
-export function directSink(events: EventsStore, options: GroupCommitOptions): IngestSink {
-  const commit = createGroupCommit(createWriter(events), rowsIn, options);
+export function directSink(
+  events: EventsStore,
+  options: GroupCommitOptions,
+  afterInsert?: (eventParts: Buffer[]) => Promise<void>,
+): IngestSink {
+  const commit = createGroupCommit(createWriter(events, afterInsert), rowsIn, options);
   return { add: (set) => commit.add(set), pendingRows: commit.pendingRows, close: commit.close };
 }
 
@@ -97,7 +109,7 @@ function isConflict(error: unknown): boolean {
  * loser reprocesses its request.
  */
 export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptions) {
-  const commit: IngestSink = deps.sink ?? directSink(deps.events, options);
+  const commit: IngestSink = deps.sink ?? directSink(deps.events, options, deps.afterInsert);
   const cache = new PersonCache();
   const persons = createPersonGroup(deps.meta, cache, {
     maxEvents: PERSON_GROUP_EVENTS,

@@ -181,3 +181,14 @@ export async function updateHogFunction(
     .where('id', '=', id)
     .execute();
 }
+
+/** Every enabled destination of every project (what delivery matches written events against). */
+export async function allEnabledHogFunctions(db: MetaDb): Promise<HogFunctionRecord[]> {
+  const rows = await db
+    .selectFrom('hog_functions')
+    .selectAll()
+    .where('deleted', '=', false)
+    .where('enabled', '=', true)
+    .execute();
+  return rows.map((r) => toRecord(r as Row));
+}

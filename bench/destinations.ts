@@ -1,0 +1,181 @@
+/**
+ * Realtime destinations' cost to capture: capture throughput with no destination, then with 10
+ * enabled webhook destinations (to a loopback sink in this process), in one run on one server;
+ * then the median time from a capture request's start to each delivery's arrival at the sink.
+ * In the throughput phase every event is matched against the 10 destinations' filters and 1 in
+ * 100 is delivered (all of them would queue more than a 2-core machine sends in the phase); the
+ * latency phase sends 10 single-event requests a second, each delivered by all 10.
+ * Usage: npx tsx bench/destinations.ts [-- --seconds 8 --clients 8 --json]
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CHILD_STDIO, reporter, table } from './lib.js';
+import { untilReady } from './sdk-events.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '8' },
+    clients: { type: 'string', default: '8' },
+    batch: { type: 'string', default: '100' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const CLIENTS = Number(values.clients);
+const BATCH = Number(values.batch);
+const ROOT = join(import.meta.dirname, '..');
+const ADMIN_KEY = 'phx_benchdestinations0123456789abcd';
+
+// The destinations' sink: when each delivery arrived, by the capture start it carries.
+const latencies: number[] = [];
+let delivered = 0;
+const sink = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    delivered++;
+    const sent = Number(JSON.parse(Buffer.concat(chunks).toString('utf8')).sent);
+    if (sent > 0) latencies.push(Date.now() - sent);
+    res.end('ok');
+  });
+});
+await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}/`;
+
+const dir = mkdtempSync(join(tmpdir(), 'burrow-bench-destinations-'));
+const port = 19_000 + Math.floor(Math.random() * 1000);
+const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
+  cwd: ROOT,
+  env: {
+    ...process.env,
+    BURROW_DATA_DIR: dir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    BURROW_ADMIN_API_KEY: ADMIN_KEY,
+    BATCH_EXPORTS_ALLOW_PRIVATE_NETWORKS: 'true',
+    DESTINATIONS_POLL_MS: '100',
+  },
+  stdio: CHILD_STDIO,
+});
+await untilReady(port);
+const base = `http://127.0.0.1:${port}`;
+const boot = JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8'));
+
+async function capturePhase(deliverEvery: number): Promise<number> {
+  let events = 0;
+  const end = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, c) => {
+      while (performance.now() < end) {
+        const batch = Array.from({ length: BATCH }, (_, i) => ({
+          event: 'bench',
+          distinct_id: `user-${c}-${i % 20}`,
+          uuid: randomUUID(),
+          properties: { deliver: (events + i) % deliverEvery === 0, sent: Date.now(), $current_url: '/x' },
+        }));
+        const res = await fetch(`${base}/batch/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: boot.project_api_key, batch }),
+        });
+        await res.arrayBuffer();
+        if (res.status === 200) events += BATCH;
+      }
+    }),
+  );
+  return events / SECONDS;
+}
+
+// Warm-up, then capture with no destination.
+await capturePhase(1_000_000_000);
+const none = await capturePhase(1_000_000_000);
+for (let i = 0; i < 10; i++) {
+  const res = await fetch(`${base}/api/projects/${boot.project_id}/hog_functions/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      template_id: 'template-webhook',
+      enabled: true,
+      name: `bench ${i}`,
+      inputs: { url: { value: sinkUrl }, body: { value: { sent: '{event.properties.sent}' } } },
+      filters: {
+        events: [{ id: 'bench', type: 'events' }],
+        properties: [{ key: 'deliver', value: ['true'], operator: 'exact', type: 'event' }],
+      },
+    }),
+  });
+  if (res.status !== 201)
+    throw new Error(`creating a destination answered ${res.status}: ${await res.text()}`);
+}
+const ten = await capturePhase(100);
+// Let the throughput phase's deliveries drain before timing single events.
+const drainEnd = Date.now() + 60_000;
+let last = -1;
+while (Date.now() < drainEnd && delivered !== last) {
+  last = delivered;
+  await new Promise((r) => setTimeout(r, 2000));
+}
+latencies.length = 0;
+const sentLatency = Date.now();
+for (let i = 0; i < 50; i++) {
+  const res = await fetch(`${base}/batch/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      api_key: boot.project_api_key,
+      batch: [
+        {
+          event: 'bench',
+          distinct_id: 'lat',
+          uuid: randomUUID(),
+          properties: { deliver: true, sent: Date.now() },
+        },
+      ],
+    }),
+  });
+  await res.arrayBuffer();
+  await new Promise((r) => setTimeout(r, 100));
+}
+while (latencies.length < 500 && Date.now() - sentLatency < 60_000)
+  await new Promise((r) => setTimeout(r, 200));
+const sorted = [...latencies].sort((a, b) => a - b);
+const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+const p99 = sorted[Math.floor(sorted.length * 0.99)] ?? Number.NaN;
+
+console.log(
+  table([
+    { case: 'no destination', 'events/s': Math.round(none) },
+    { case: '10 enabled destinations (1 % of events delivered)', 'events/s': Math.round(ten) },
+  ]),
+);
+console.log(
+  `ratio ${(ten / none).toFixed(2)}; capture-to-delivery over ${sorted.length} deliveries: median ${median} ms, p99 ${p99} ms`,
+);
+const report = reporter('destinations');
+report({
+  case: 'capture with 10 enabled destinations',
+  metric: 'events/s',
+  value: ten,
+  unit: 'events/s',
+  ratio: ten / none,
+  against: 'capture with no destination, same run',
+  goal: { op: '>=', value: 0.9, issue: 38, on: 'ratio' },
+});
+report({ case: 'capture with no destination', metric: 'events/s', value: none, unit: 'events/s' });
+report({
+  case: 'capture to delivery, 10 destinations',
+  metric: 'median',
+  value: median,
+  unit: 'ms',
+  goal: { op: '<', value: 1000, issue: 38 },
+});
+report({ case: 'capture to delivery, 10 destinations', metric: 'p99', value: p99, unit: 'ms' });
+
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+sink.close();
+rmSync(dir, { recursive: true, force: true });

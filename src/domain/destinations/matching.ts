@@ -1,0 +1,130 @@
+import type { ActionStep } from '../../store/meta/actions.js';
+import { matchProperty } from '../flags/properties.js';
+import type { PropertyFilter } from '../flags/types.js';
+import { regexMatches } from '../regex/re2.js';
+
+/** An event as delivery sees it: the `events` row capture wrote, decoded. */
+export interface DeliveredEvent {
+  uuid: string;
+  event: string;
+  teamId: number;
+  distinctId: string;
+  properties: Record<string, unknown>;
+  /** ISO 8601. */
+  timestamp: string;
+  elementsChain: string;
+  personId: string;
+  personProperties: Record<string, unknown>;
+}
+
+/** The team id of an encoded `events` line without parsing it (most teams have no destination). */
+export function lineTeam(line: string): number {
+  const at = line.indexOf('"team_id":');
+  return at < 0 ? -1 : Number.parseInt(line.slice(at + 10, at + 30), 10);
+}
+
+/** One encoded `events` line (`eventLine`) back into an event. */
+export function decodeLine(line: string): DeliveredEvent {
+  const r = JSON.parse(line) as Record<string, unknown>;
+  const t = String(r.timestamp ?? '');
+  return {
+    uuid: String(r.uuid),
+    event: String(r.event),
+    teamId: Number(r.team_id),
+    distinctId: String(r.distinct_id ?? ''),
+    properties: (r.properties ?? {}) as Record<string, unknown>,
+    timestamp: t.length >= 23 ? `${t.slice(0, 10)}T${t.slice(11, 23)}Z` : t,
+    elementsChain: String(r.elements_chain ?? ''),
+    personId: String(r.person_id ?? ''),
+    personProperties: (r.person_properties ?? {}) as Record<string, unknown>,
+  };
+}
+
+function propertiesMatch(filters: unknown, e: DeliveredEvent, now: Date): boolean {
+  if (!Array.isArray(filters)) return true;
+  for (const raw of filters) {
+    const f = raw as PropertyFilter;
+    if (!f || typeof f.key !== 'string') continue;
+    const props = f.type === 'person' ? e.personProperties : e.properties;
+    let ok: boolean;
+    try {
+      ok = matchProperty(f, props, now);
+    } catch {
+      ok = false;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+function textMatches(actual: string, expected: string, how: string | null | undefined): boolean {
+  if (how === 'exact') return actual === expected;
+  if (how === 'regex') {
+    try {
+      return regexMatches(expected, actual) === true;
+    } catch {
+      return false;
+    }
+  }
+  return actual.includes(expected);
+}
+
+/**
+ * An action step against one event: event name, properties and URL. Element conditions
+ * (selector, tag, text, href) are checked on `elements_chain` text only as a substring.
+ */
+function stepMatches(step: ActionStep, e: DeliveredEvent, now: Date): boolean {
+  if (step.event && step.event !== e.event) return false;
+  if (step.url && !textMatches(String(e.properties.$current_url ?? ''), step.url, step.url_matching))
+    return false;
+  if (step.text && !e.elementsChain.includes(step.text)) return false;
+  if (step.href && !e.elementsChain.includes(step.href)) return false;
+  if (step.tag_name && !e.elementsChain.includes(step.tag_name)) return false;
+  return propertiesMatch(step.properties, e, now);
+}
+
+export interface MatchContext {
+  actions: Map<number, ActionStep[]>;
+  testAccountFilters: unknown[];
+  now: Date;
+}
+
+/**
+ * PostHog's destination filters: the event must be one of `events` (each with its own
+ * properties) or match one of `actions` when any are given (none: every event), then match every
+ * `properties` filter, and the project's test account filters when `filter_test_accounts`.
+ */
+export function matchesFilters(
+  filters: Record<string, unknown>,
+  e: DeliveredEvent,
+  ctx: MatchContext,
+): boolean {
+  const events = Array.isArray(filters.events) ? (filters.events as Array<Record<string, unknown>>) : [];
+  const actions = Array.isArray(filters.actions) ? (filters.actions as Array<Record<string, unknown>>) : [];
+  if (events.length + actions.length > 0) {
+    const anyEvent = events.some(
+      (f) =>
+        (f.id === null || f.id === undefined || f.id === e.event) &&
+        propertiesMatch(f.properties, e, ctx.now),
+    );
+    const anyAction =
+      !anyEvent &&
+      actions.some((f) => {
+        const steps = ctx.actions.get(Number(f.id));
+        return (
+          steps?.some((s) => stepMatches(s, e, ctx.now)) === true && propertiesMatch(f.properties, e, ctx.now)
+        );
+      });
+    if (!anyEvent && !anyAction) return false;
+  }
+  if (!propertiesMatch(filters.properties, e, ctx.now)) return false;
+  if (filters.filter_test_accounts === true && !propertiesMatch(ctx.testAccountFilters, e, ctx.now))
+    return false;
+  return true;
+}
+
+/** Action ids a destination's filters name. */
+export function actionIdsOf(filters: Record<string, unknown>): number[] {
+  const actions = Array.isArray(filters.actions) ? (filters.actions as Array<Record<string, unknown>>) : [];
+  return actions.map((a) => Number(a.id)).filter((n) => Number.isInteger(n));
+}
