@@ -6,6 +6,7 @@ import { readOrCreateAdminToken } from '../domain/data-lifecycle/admin-token.js'
 import { BackupError, type BackupManifest, backupDataDir } from '../domain/data-lifecycle/backup.js';
 import { PUBLIC } from '../domain/scopes.js';
 import { ApiError, permissionDenied, validationError } from '../errors.js';
+import { REJECT_UNKNOWN_FIELDS } from '../server/validation.js';
 import { VERSION } from '../server/version.js';
 import type { ApiPlugin } from './context.js';
 
@@ -55,7 +56,8 @@ export const adminBackupRoutes: ApiPlugin<{
           'Back up the data directory (the `burrow backup` command; loopback and the local admin token only)',
         body: Type.Object(
           { dir: Type.String({ minLength: 1, maxLength: 4096 }) },
-          { additionalProperties: false },
+          // `burrow backup` sends `dir` alone: anything else is a caller's mistake worth a 400.
+          { additionalProperties: false, ...REJECT_UNKNOWN_FIELDS },
         ),
         response: { 200: Manifest },
       },

@@ -55,7 +55,9 @@ describe.skipIf(backend === 'postgres')('the local backup route refuses everyone
     const relative = await post({ dir: 'backups/today' }, auth);
     expect(relative.statusCode).toBe(400);
     expect(relative.json()).toMatchObject({ attr: 'dir', detail: 'dir must be an absolute path.' });
-    const extra = await post({ dir: join(tmpdir(), 'x'), force: true }, auth);
-    expect(extra.statusCode).toBe(400);
+    // A target that does not exist yet: the refusal must be the unknown field's, not the target's.
+    const extra = await post({ dir: join(outside, 'fresh'), force: true }, auth);
+    expect(extra.statusCode, extra.body).toBe(400);
+    expect(extra.json()).toMatchObject({ type: 'validation_error', attr: 'force' });
   });
 });
