@@ -67,6 +67,7 @@ function generate(): RawEvent[] {
         $pathname: path,
         $current_url: `https://site.example${path}`,
         $referrer: referrer,
+        $referring_domain: referrer === '$direct' ? '$direct' : new URL(referrer).hostname,
         ...(prev !== null
           ? {
               $prev_pageview_pathname: prev,
@@ -330,6 +331,40 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
   });
 });
 
+describe('SessionAttributionExplorerQuery', () => {
+  it('counts sessions per referring domain and entry URL, as the hand-written HogQL', async () => {
+    const oracle = await hogql(`SELECT count(), d, u FROM (
+        SELECT $session_id AS sid, min(timestamp) AS s_start,
+          argMinIf(properties.$referring_domain, timestamp, properties.$current_url IS NOT NULL) AS d,
+          argMinIf(properties.$current_url, timestamp, properties.$current_url IS NOT NULL) AS u
+        FROM events WHERE $session_id != '' GROUP BY sid)
+      WHERE ${cur} GROUP BY nullIf(d, '') AS d, nullIf(u, '') AS u ORDER BY count() DESC, d, u`);
+    const out = await web({
+      kind: 'SessionAttributionExplorerQuery',
+      groupBy: ['ReferringDomain', 'InitialURL'],
+      filters: { dateRange: RANGE },
+      limit: 1000,
+    });
+    expect(out.columns).toEqual(
+      ['count', 'channel_type', 'referring_domain', 'utm_source', 'utm_medium', 'utm_campaign', 'ad_ids', 'example_entry_urls'].map(
+        (c) => `context.columns.${c}`,
+      ),
+    );
+    const key = (r: unknown[]) => JSON.stringify([r[0], r[1], r[2]]);
+    expect(out.results.map((r) => key([Number(r[0]), r[2], r[7]])).sort()).toEqual(
+      oracle.map((r) => key([Number(r[0]), r[1], r[2]])).sort(),
+    );
+    const counts = out.results.map((r) => Number(r[0]));
+    expect([...counts].sort((a, b) => b - a)).toEqual(counts);
+    // Not grouped: the ten most common values, as a list.
+    expect(Array.isArray(out.results[0]![1])).toBe(true);
+    expect(out.results[0]![6]).toEqual([]);
+    const all = await web({ kind: 'SessionAttributionExplorerQuery', groupBy: [], filters: { dateRange: RANGE } });
+    expect(all.results).toHaveLength(1);
+    expect(Number(all.results[0]![0])).toBe(oracle.reduce((a, r) => a + Number(r[0]), 0));
+  });
+});
+
 describe('bad input', () => {
   it.each([
     [{ kind: 'WebVitalsPathBreakdownQuery', properties: [], metric: 'TTFB', percentile: 'p75', thresholds: [1, 2] }, 'query__metric'],
@@ -338,6 +373,8 @@ describe('bad input', () => {
     [{ kind: 'WebVitalsQuery', properties: [] }, 'query__source'],
     [{ kind: 'WebVitalsQuery', properties: [], source: { kind: 'FunnelsQuery', series: [] } }, 'query__source'],
     [{ kind: 'WebGoalsQuery', properties: [], orderBy: 'up' }, 'query__orderBy'],
+    [{ kind: 'SessionAttributionExplorerQuery', groupBy: ['Planet'] }, 'query__groupBy'],
+    [{ kind: 'SessionAttributionExplorerQuery', groupBy: [], limit: 0 }, 'query__limit'],
     [{ kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'ExitClick' }, 'query__breakdownBy'],
     [{ kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'Page', doPathCleaning: 'yes' }, 'query__doPathCleaning'],
   ])('%j is a 400 in PostHog shape', async (node, attr) => {

@@ -2,6 +2,7 @@ import type { QueryRunner } from '../query/run.js';
 import { webExternalClicksRunner } from './external-clicks.js';
 import { webGoalsRunner } from './goals.js';
 import { webOverviewRunner } from './overview.js';
+import { sessionAttributionRunner } from './session-attribution.js';
 import { webStatsTableRunner } from './stats-table.js';
 import { webVitalsPathBreakdownRunner, webVitalsRunner } from './vitals.js';
 
@@ -13,4 +14,5 @@ export const webAnalyticsRunners: Record<string, QueryRunner> = {
   WebGoalsQuery: webGoalsRunner,
   WebVitalsQuery: webVitalsRunner,
   WebVitalsPathBreakdownQuery: webVitalsPathBreakdownRunner,
+  SessionAttributionExplorerQuery: sessionAttributionRunner,
 };
