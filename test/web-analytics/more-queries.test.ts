@@ -35,7 +35,13 @@ function generate(): RawEvent[] {
   const events: RawEvent[] = [];
   const base = Date.parse('2025-06-03T00:00:00Z');
   const push = (event: string, person: string, t: number, properties: Record<string, unknown>) =>
-    events.push({ event, distinct_id: person, timestamp: new Date(t).toISOString(), uuid: uuid(), properties });
+    events.push({
+      event,
+      distinct_id: person,
+      timestamp: new Date(t).toISOString(),
+      uuid: uuid(),
+      properties,
+    });
   for (let i = 0; i < 100; i++) {
     const person = `p${Math.floor(r() * 35)}`;
     const session = `s${i}`;
@@ -45,7 +51,11 @@ function generate(): RawEvent[] {
     const referrer = pick(['$direct', 'https://www.google.com/search', 'https://site.example/blog/99']);
     const kind = i % 7;
     if (kind === 0) {
-      push('$pageleave', person, t, { $session_id: session, $pathname: '/', $current_url: 'https://site.example/' });
+      push('$pageleave', person, t, {
+        $session_id: session,
+        $pathname: '/',
+        $current_url: 'https://site.example/',
+      });
       continue;
     }
     if (kind === 5) {
@@ -76,13 +86,15 @@ function generate(): RawEvent[] {
             }
           : {}),
       });
-      if (r() < 0.4) push('$web_vitals', person, t + 1000, {
+      if (r() < 0.4)
+        push('$web_vitals', person, t + 1000, {
           $session_id: session,
           $pathname: path,
           $web_vitals_LCP_value: Math.floor(r() * 5000),
           $web_vitals_INP_value: Math.floor(r() * 600),
         });
-      if (r() < 0.3) push(pick(['$rageclick', '$dead_click', '$exception']), person, t + 2000, {
+      if (r() < 0.3)
+        push(pick(['$rageclick', '$dead_click', '$exception']), person, t + 2000, {
           $session_id: session,
           $pathname: path,
         });
@@ -152,7 +164,9 @@ describe('WebGoalsQuery', () => {
     ]);
     // The most recently created first.
     expect(out.results.map((r) => r[0])).toEqual(['Saw pricing', 'Signed up']);
-    const anyGoal = Object.values(goals).map((g) => `(${g})`).join(' OR ');
+    const anyGoal = Object.values(goals)
+      .map((g) => `(${g})`)
+      .join(' OR ');
     for (const row of out.results) {
       const g = goals[row[0] as keyof typeof goals];
       const [o] = await hogql(`SELECT uniqIf(pid, ${cur}), uniqIf(pid, ${prev}), sum(c), sum(pc),
@@ -172,7 +186,9 @@ describe('WebGoalsQuery', () => {
       expect(v[2]).toBeGreaterThan(0);
     }
     const plain = await web({ kind: 'WebGoalsQuery', dateRange: RANGE, properties: [] });
-    expect(plain.results.every((r) => (r[1] as unknown[])[1] === null && (r[3] as unknown[])[1] === null)).toBe(true);
+    expect(
+      plain.results.every((r) => (r[1] as unknown[])[1] === null && (r[3] as unknown[])[1] === null),
+    ).toBe(true);
   });
 });
 
@@ -193,36 +209,53 @@ describe('WebVitalsQuery and WebVitalsPathBreakdownQuery', () => {
     const vitals = await web({ kind: 'WebVitalsQuery', properties: [], source });
     const trends = await web(source);
     expect(vitals.results).toEqual(trends.results);
-    const days = await hogql(`SELECT toString(toDate(timestamp)) AS d, quantile(0.75)(toFloat(properties.$web_vitals_LCP_value))
+    const days =
+      await hogql(`SELECT toString(toDate(timestamp)) AS d, quantile(0.75)(toFloat(properties.$web_vitals_LCP_value))
       FROM events WHERE event = '$web_vitals' AND timestamp >= ${CUR[0]} AND timestamp < ${CUR[1]} GROUP BY d ORDER BY d`);
     const series = vitals.results[0] as unknown as { data: number[]; days: string[] };
-    for (const [d, v] of days) expect(series.data[series.days.indexOf(d as string)]).toBeCloseTo(Number(v), 6);
+    for (const [d, v] of days)
+      expect(series.data[series.days.indexOf(d as string)]).toBeCloseTo(Number(v), 6);
   });
 
   it.each([
     ['LCP', 'p75', [2500, 4000]],
     ['INP', 'p90', [200, 500]],
-  ])('%s %s: paths fall in the bands by the hand-written percentile', async (metric, percentile, thresholds) => {
-    const q = { p75: 0.75, p90: 0.9 }[percentile as 'p75'];
-    const oracle = await hogql(`SELECT properties.$pathname AS path, quantile(${q})(toFloat(properties.$web_vitals_${metric}_value)) AS v
+  ])(
+    '%s %s: paths fall in the bands by the hand-written percentile',
+    async (metric, percentile, thresholds) => {
+      const q = { p75: 0.75, p90: 0.9 }[percentile as 'p75'];
+      const oracle =
+        await hogql(`SELECT properties.$pathname AS path, quantile(${q})(toFloat(properties.$web_vitals_${metric}_value)) AS v
       FROM events WHERE event = '$web_vitals' AND timestamp >= ${CUR[0]} AND timestamp < ${CUR[1]}
       GROUP BY path ORDER BY v, path`);
-    const [good, poor] = thresholds as [number, number];
-    const expected = { good: [] as unknown[], needs_improvements: [] as unknown[], poor: [] as unknown[] };
-    for (const [path, v] of oracle) {
-      const value = Number(v);
-      const band = value <= good ? 'good' : value <= poor ? 'needs_improvements' : 'poor';
-      expected[band].push({ path, value });
-    }
-    const out = await web({ kind: 'WebVitalsPathBreakdownQuery', dateRange: RANGE, properties: [], metric, percentile, thresholds });
-    const got = out.results[0] as unknown as Record<string, { path: string; value: number }[]>;
-    expect(Object.keys(got)).toEqual(['good', 'needs_improvements', 'poor']);
-    for (const band of Object.keys(expected) as (keyof typeof expected)[]) {
-      expect(got[band]!.map((x) => x.path)).toEqual(expected[band].map((x) => (x as { path: string }).path));
-      got[band]!.forEach((x, i) => expect(x.value).toBeCloseTo((expected[band][i] as { value: number }).value, 6));
-    }
-    expect(oracle.length).toBeGreaterThan(2);
-  });
+      const [good, poor] = thresholds as [number, number];
+      const expected = { good: [] as unknown[], needs_improvements: [] as unknown[], poor: [] as unknown[] };
+      for (const [path, v] of oracle) {
+        const value = Number(v);
+        const band = value <= good ? 'good' : value <= poor ? 'needs_improvements' : 'poor';
+        expected[band].push({ path, value });
+      }
+      const out = await web({
+        kind: 'WebVitalsPathBreakdownQuery',
+        dateRange: RANGE,
+        properties: [],
+        metric,
+        percentile,
+        thresholds,
+      });
+      const got = out.results[0] as unknown as Record<string, { path: string; value: number }[]>;
+      expect(Object.keys(got)).toEqual(['good', 'needs_improvements', 'poor']);
+      for (const band of Object.keys(expected) as (keyof typeof expected)[]) {
+        expect(got[band]!.map((x) => x.path)).toEqual(
+          expected[band].map((x) => (x as { path: string }).path),
+        );
+        got[band]!.forEach((x, i) =>
+          expect(x.value).toBeCloseTo((expected[band][i] as { value: number }).value, 6),
+        );
+      }
+      expect(oracle.length).toBeGreaterThan(2);
+    },
+  );
 });
 
 describe('WebStatsTableQuery: the later breakdowns', () => {
@@ -235,7 +268,14 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
         JOIN (${STARTS}) AS st ON e.sid = st.sid)
       WHERE v IS NOT NULL AND ((${cur}) OR (${prev})) GROUP BY v HAVING uniqIf(pid, ${cur}) > 0 ORDER BY v`);
   const table = async (node: Record<string, unknown>) => {
-    const out = await web({ kind: 'WebStatsTableQuery', dateRange: RANGE, properties: [], compareFilter: { compare: true }, limit: 1000, ...node });
+    const out = await web({
+      kind: 'WebStatsTableQuery',
+      dateRange: RANGE,
+      properties: [],
+      compareFilter: { compare: true },
+      limit: 1000,
+      ...node,
+    });
     return [...out.results].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
   };
   const pairs = (rows: unknown[][]) => rows.map((r) => [r[0], [n(r[1]), n(r[2])], [n(r[3]), n(r[4])]]);
@@ -247,7 +287,8 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
   });
 
   it('PreviousPage: the SPA previous path, a same-site referrer path, else the referrer', async () => {
-    const oracle = await perValue(`multiIf(properties.$prev_pageview_pathname IS NOT NULL, properties.$prev_pageview_pathname,
+    const oracle =
+      await perValue(`multiIf(properties.$prev_pageview_pathname IS NOT NULL, properties.$prev_pageview_pathname,
       domain(properties.$current_url) = domain(properties.$referrer), path(properties.$referrer), properties.$referrer)`);
     const got = await table({ breakdownBy: 'PreviousPage' });
     expect(got).toEqual(pairs(oracle));
@@ -256,7 +297,9 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
 
   it('Page with doPathCleaning applies the project rules in order; a hostile rule is a 400', async () => {
     const set = async (rules: unknown) => {
-      const res = await h.request('PATCH', `/api/projects/${project}/`, { body: { path_cleaning_filters: rules } });
+      const res = await h.request('PATCH', `/api/projects/${project}/`, {
+        body: { path_cleaning_filters: rules },
+      });
       expect(res.statusCode).toBe(200);
     };
     await set([
@@ -273,7 +316,12 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
     expect((await table({ breakdownBy: 'Page' })).map((r) => r[0])).toContain('/blog/12');
     // A pattern RE2 cannot run, stored before anything checked it.
     await set([{ regex: '(a+)+\\1', alias: 'x' }]);
-    const bad = await query(h, project, { kind: 'WebStatsTableQuery', breakdownBy: 'Page', properties: [], doPathCleaning: true });
+    const bad = await query(h, project, {
+      kind: 'WebStatsTableQuery',
+      breakdownBy: 'Page',
+      properties: [],
+      doPathCleaning: true,
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ type: 'validation_error', code: 'invalid_input' });
     expect(bad.json().detail).toContain('RE2');
@@ -281,7 +329,8 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
   });
 
   it('FrustrationMetrics: rage clicks, dead clicks and errors per page', async () => {
-    const oracle = await hogql(`SELECT v, sumIf(r, ${cur}), sumIf(r, ${prev}), sumIf(d, ${cur}), sumIf(d, ${prev}), sumIf(x, ${cur}), sumIf(x, ${prev}) FROM (
+    const oracle =
+      await hogql(`SELECT v, sumIf(r, ${cur}), sumIf(r, ${prev}), sumIf(d, ${cur}), sumIf(d, ${prev}), sumIf(x, ${cur}), sumIf(x, ${prev}) FROM (
         SELECT e.v AS v, e.r AS r, e.d AS d, e.x AS x, st.s_start AS s_start FROM (
           SELECT $session_id AS sid, properties.$pathname AS v, countIf(event = '$rageclick') AS r,
             countIf(event = '$dead_click') AS d, countIf(event = '$exception') AS x FROM events
@@ -289,7 +338,13 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
         JOIN (${STARTS}) AS st ON e.sid = st.sid)
       WHERE v IS NOT NULL AND ((${cur}) OR (${prev})) GROUP BY v
       HAVING sum(r) + sum(d) + sum(x) > 0 ORDER BY v`);
-    const out = await web({ kind: 'WebStatsTableQuery', breakdownBy: 'FrustrationMetrics', dateRange: RANGE, properties: [], compareFilter: { compare: true } });
+    const out = await web({
+      kind: 'WebStatsTableQuery',
+      breakdownBy: 'FrustrationMetrics',
+      dateRange: RANGE,
+      properties: [],
+      compareFilter: { compare: true },
+    });
     expect(out.columns).toEqual([
       'context.columns.breakdown_value',
       'context.columns.rage_clicks',
@@ -299,11 +354,14 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
     const errors = out.results.map((r) => (r[3] as number[])[0] as number);
     expect([...errors].sort((a, b) => b - a)).toEqual(errors);
     const got = [...out.results].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
-    expect(got).toEqual(oracle.map((r) => [r[0], [n(r[1]), n(r[2])], [n(r[3]), n(r[4])], [n(r[5]), n(r[6])]]));
+    expect(got).toEqual(
+      oracle.map((r) => [r[0], [n(r[1]), n(r[2])], [n(r[3]), n(r[4])], [n(r[5]), n(r[6])]]),
+    );
   });
 
   it('includeScrollDepth: average scroll and the share past 80% per page left', async () => {
-    const oracle = await hogql(`SELECT v, avgIf(s, ${cur}), avgIf(s, ${prev}), avgIf(g, ${cur}), avgIf(g, ${prev}) FROM (
+    const oracle =
+      await hogql(`SELECT v, avgIf(s, ${cur}), avgIf(s, ${prev}), avgIf(g, ${cur}), avgIf(g, ${prev}) FROM (
         SELECT e.v AS v, e.s AS s, e.g AS g, st.s_start AS s_start FROM (
           SELECT $session_id AS sid, properties.$prev_pageview_pathname AS v,
             toFloat(properties.$prev_pageview_max_scroll_percentage) AS s,
@@ -346,9 +404,16 @@ describe('SessionAttributionExplorerQuery', () => {
       limit: 1000,
     });
     expect(out.columns).toEqual(
-      ['count', 'channel_type', 'referring_domain', 'utm_source', 'utm_medium', 'utm_campaign', 'ad_ids', 'example_entry_urls'].map(
-        (c) => `context.columns.${c}`,
-      ),
+      [
+        'count',
+        'channel_type',
+        'referring_domain',
+        'utm_source',
+        'utm_medium',
+        'utm_campaign',
+        'ad_ids',
+        'example_entry_urls',
+      ].map((c) => `context.columns.${c}`),
     );
     const key = (r: unknown[]) => JSON.stringify([r[0], r[1], r[2]]);
     expect(out.results.map((r) => key([Number(r[0]), r[2], r[7]])).sort()).toEqual(
@@ -359,7 +424,11 @@ describe('SessionAttributionExplorerQuery', () => {
     // Not grouped: the ten most common values, as a list.
     expect(Array.isArray(out.results[0]![1])).toBe(true);
     expect(out.results[0]![6]).toEqual([]);
-    const all = await web({ kind: 'SessionAttributionExplorerQuery', groupBy: [], filters: { dateRange: RANGE } });
+    const all = await web({
+      kind: 'SessionAttributionExplorerQuery',
+      groupBy: [],
+      filters: { dateRange: RANGE },
+    });
     expect(all.results).toHaveLength(1);
     expect(Number(all.results[0]![0])).toBe(oracle.reduce((a, r) => a + Number(r[0]), 0));
   });
@@ -367,16 +436,49 @@ describe('SessionAttributionExplorerQuery', () => {
 
 describe('bad input', () => {
   it.each([
-    [{ kind: 'WebVitalsPathBreakdownQuery', properties: [], metric: 'TTFB', percentile: 'p75', thresholds: [1, 2] }, 'query__metric'],
-    [{ kind: 'WebVitalsPathBreakdownQuery', properties: [], metric: 'LCP', percentile: 'p50', thresholds: [1, 2] }, 'query__percentile'],
-    [{ kind: 'WebVitalsPathBreakdownQuery', properties: [], metric: 'LCP', percentile: 'p75', thresholds: [5, 'x'] }, 'query__thresholds'],
+    [
+      {
+        kind: 'WebVitalsPathBreakdownQuery',
+        properties: [],
+        metric: 'TTFB',
+        percentile: 'p75',
+        thresholds: [1, 2],
+      },
+      'query__metric',
+    ],
+    [
+      {
+        kind: 'WebVitalsPathBreakdownQuery',
+        properties: [],
+        metric: 'LCP',
+        percentile: 'p50',
+        thresholds: [1, 2],
+      },
+      'query__percentile',
+    ],
+    [
+      {
+        kind: 'WebVitalsPathBreakdownQuery',
+        properties: [],
+        metric: 'LCP',
+        percentile: 'p75',
+        thresholds: [5, 'x'],
+      },
+      'query__thresholds',
+    ],
     [{ kind: 'WebVitalsQuery', properties: [] }, 'query__source'],
-    [{ kind: 'WebVitalsQuery', properties: [], source: { kind: 'FunnelsQuery', series: [] } }, 'query__source'],
+    [
+      { kind: 'WebVitalsQuery', properties: [], source: { kind: 'FunnelsQuery', series: [] } },
+      'query__source',
+    ],
     [{ kind: 'WebGoalsQuery', properties: [], orderBy: 'up' }, 'query__orderBy'],
     [{ kind: 'SessionAttributionExplorerQuery', groupBy: ['Planet'] }, 'query__groupBy'],
     [{ kind: 'SessionAttributionExplorerQuery', groupBy: [], limit: 0 }, 'query__limit'],
     [{ kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'ExitClick' }, 'query__breakdownBy'],
-    [{ kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'Page', doPathCleaning: 'yes' }, 'query__doPathCleaning'],
+    [
+      { kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'Page', doPathCleaning: 'yes' },
+      'query__doPathCleaning',
+    ],
   ])('%j is a 400 in PostHog shape', async (node, attr) => {
     const res = await query(h, project, node);
     expect(res.statusCode).toBe(400);

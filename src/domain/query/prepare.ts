@@ -166,7 +166,9 @@ export async function prepareQuery(
         : {}),
       ...(deletedAt ? { data_deleted_at: deletedAt } : {}),
       // Web analytics' `doPathCleaning` applies the project's rules: other rules, another answer.
-      ...(usesPathCleaning(node) ? { path_cleaning_filters: team.settings?.path_cleaning_filters ?? null } : {}),
+      ...(usesPathCleaning(node)
+        ? { path_cleaning_filters: team.settings?.path_cleaning_filters ?? null }
+        : {}),
       // What the runner's answer reads from the metadata store (error tracking's issues).
       ...(runner.metaState ? { meta_state: await runner.metaState(deps, team.id) } : {}),
     },

@@ -104,7 +104,12 @@ export async function runWebGoals(node: GoalsNode, ctx: RunnerContext): Promise<
   const visitors = [row[0] ?? 0, row[1] ?? 0] as const;
   const rate = (uniques: number, total: number) => (total > 0 ? uniques / total : 0);
   let results = actions.map((a, i) => {
-    const [c, pr, cu, pu] = [0, 1, 2, 3].map((k) => row[2 + i * 4 + k] ?? 0) as [number, number, number, number];
+    const [c, pr, cu, pu] = [0, 1, 2, 3].map((k) => row[2 + i * 4 + k] ?? 0) as [
+      number,
+      number,
+      number,
+      number,
+    ];
     return [
       a.name,
       [cu, compare ? pu : null],
@@ -132,7 +137,12 @@ export const webGoalsRunner: QueryRunner = {
     checkWebNode(n);
     if (n.orderBy != null) {
       const o = n.orderBy;
-      if (!Array.isArray(o) || o.length !== 2 || typeof o[0] !== 'string' || (o[1] !== 'ASC' && o[1] !== 'DESC'))
+      if (
+        !Array.isArray(o) ||
+        o.length !== 2 ||
+        typeof o[0] !== 'string' ||
+        (o[1] !== 'ASC' && o[1] !== 'DESC')
+      )
         throw invalid('orderBy must be [field, ASC|DESC]', 'orderBy');
     }
     if (n.limit != null && (!Number.isInteger(n.limit) || n.limit < 1 || n.limit > 10000))

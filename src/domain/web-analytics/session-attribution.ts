@@ -1,6 +1,6 @@
-import { type Expr } from '../../hogql/ast.js';
+import type { Expr } from '../../hogql/ast.js';
 import { parseExpr, parseSelect } from '../../hogql/parse.js';
-import { at, type AnyProperties, propertiesToExpr } from '../../hogql/property-filters.js';
+import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-filters.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
 import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
@@ -49,7 +49,9 @@ function check(node: AttributionNode): AttributionNode {
 
 /** `filters`: session property filters, and the date range on the session's start. */
 function sessionFilters(node: AttributionNode, ctx: RunnerContext): Expr {
-  const parts: Expr[] = [at('filters__properties', () => propertiesToExpr(node.filters?.properties, 'sessions'))];
+  const parts: Expr[] = [
+    at('filters__properties', () => propertiesToExpr(node.filters?.properties, 'sessions')),
+  ];
   const range = node.filters?.dateRange;
   if (range && (range.date_from || range.date_to)) {
     const r = resolveDateRange(range, { timezone: ctx.timezone, now: ctx.now });
@@ -91,7 +93,11 @@ export async function runSessionAttribution(node: AttributionNode, ctx: RunnerCo
   const columns = ['count', ...ORDER.map((n) => (GROUPS[n] as { column: string }).column)].map(
     (c) => `context.columns.${c}`,
   );
-  const types = [...run.types.slice(0, 6), grouped.has('AdIds') ? 'Nullable(String)' : 'Array(String)', run.types[6]];
+  const types = [
+    ...run.types.slice(0, 6),
+    grouped.has('AdIds') ? 'Nullable(String)' : 'Array(String)',
+    run.types[6],
+  ];
   return queryResponse(
     { results: rows, columns, types, hogql: run.hogql },
     { seconds: run.seconds, modifiers: node.modifiers },

@@ -108,7 +108,8 @@ export function checkStatsNode(node: StatsNode): StatsNode {
   if (node.limit != null && (!Number.isInteger(node.limit) || node.limit < 1 || node.limit > 10000))
     throw invalid('limit must be an integer from 1 to 10000', 'limit');
   for (const flag of ['includeBounceRate', 'includeScrollDepth', 'doPathCleaning'] as const)
-    if (node[flag] != null && typeof node[flag] !== 'boolean') throw invalid(`${flag} must be a boolean`, flag);
+    if (node[flag] != null && typeof node[flag] !== 'boolean')
+      throw invalid(`${flag} must be a boolean`, flag);
   if (node.offset != null && (!Number.isInteger(node.offset) || node.offset < 0))
     throw invalid('offset must be a non-negative integer', 'offset');
   if (node.orderBy != null) {
@@ -238,7 +239,10 @@ async function scrollDepth(
     GROUP BY breakdown_value`;
   const run = await runSelect(parseSelect(text), ctx, {
     modifiers: node.modifiers,
-    exprs: { filters: scrollFilters(node, ctx), bd: cleanedPath('properties.$prev_pageview_pathname', rules) },
+    exprs: {
+      filters: scrollFilters(node, ctx),
+      bd: cleanedPath('properties.$prev_pageview_pathname', rules),
+    },
   });
   return new Map(run.rows.map((r) => [JSON.stringify(r[0]), r.slice(1).map(num)]));
 }
@@ -247,7 +251,11 @@ async function scrollDepth(
  * FrustrationMetrics: rage clicks, dead clicks and exceptions per page, as (current, previous)
  * pairs by the session's start; pages with none are left out; most errors first.
  */
-async function runFrustration(node: StatsNode, ctx: RunnerContext, rules: PathCleaning): Promise<QueryResult> {
+async function runFrustration(
+  node: StatsNode,
+  ctx: RunnerContext,
+  rules: PathCleaning,
+): Promise<QueryResult> {
   const p = periods(node, ctx);
   const { cur, prev } = periodConds(p);
   const limit = node.limit ?? 100;

@@ -1,11 +1,11 @@
 import { parseSelect } from '../../hogql/parse.js';
 import { propertiesToExpr } from '../../hogql/property-filters.js';
+import { insightRunners } from '../insights/trends/registry.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
 import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
-import { insightRunners } from '../insights/trends/registry.js';
 import { at_, checkWebNode, invalid, periods, type WebNode } from './common.js';
 import { cleanedPath, type PathCleaning, pathCleaningOf } from './path-cleaning.js';
 
@@ -29,7 +29,12 @@ export const webVitalsRunner: QueryRunner = {
   check: (node) => {
     checkWebNode(node as WebNode);
     const source = sourceOf(node);
-    if (source == null || typeof source !== 'object' || Array.isArray(source) || source.kind !== 'TrendsQuery')
+    if (
+      source == null ||
+      typeof source !== 'object' ||
+      Array.isArray(source) ||
+      source.kind !== 'TrendsQuery'
+    )
       throw invalid('source must be a TrendsQuery (the web vitals series)', 'source');
     try {
       trendsRunner().check(source);
@@ -95,7 +100,8 @@ export async function runVitalsPathBreakdown(
   const eventProps = (Array.isArray(props) ? props : [props]).filter(
     (f) => !f || typeof f !== 'object' || (f as { type?: unknown }).type !== 'session',
   );
-  const tests = node.filterTestAccounts === true && Array.isArray(ctx.testAccountFilters) ? ctx.testAccountFilters : [];
+  const tests =
+    node.filterTestAccounts === true && Array.isArray(ctx.testAccountFilters) ? ctx.testAccountFilters : [];
   const filters = [...eventProps, ...tests];
   const band = (name: (typeof BANDS)[number]) => {
     const [lo, hi] = bounds[name];
