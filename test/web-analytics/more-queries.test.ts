@@ -249,9 +249,9 @@ describe('WebVitalsQuery and WebVitalsPathBreakdownQuery', () => {
         expect(got[band]!.map((x) => x.path)).toEqual(
           expected[band].map((x) => (x as { path: string }).path),
         );
-        got[band]!.forEach((x, i) =>
-          expect(x.value).toBeCloseTo((expected[band][i] as { value: number }).value, 6),
-        );
+        got[band]!.forEach((x, i) => {
+          expect(x.value).toBeCloseTo((expected[band][i] as { value: number }).value, 6);
+        });
       }
       expect(oracle.length).toBeGreaterThan(2);
     },
