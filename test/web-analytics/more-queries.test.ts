@@ -104,6 +104,13 @@ function generate(): RawEvent[] {
       contentPct = Math.round(r() * 100) / 100;
       t += (kind === 1 ? 3 : 5 + Math.floor(r() * 600)) * 1000;
     }
+    if (kind === 4 || kind === 6)
+      for (let c = 0; c < 1 + (i % 2); c++)
+        push('$autocapture', person, t + c * 1000, {
+          $session_id: session,
+          $event_type: 'click',
+          $external_click_url: `https://out.example/${(i + c) % 3}`,
+        });
     if (kind !== 1 || i % 2 === 0)
       push('$pageleave', person, t, {
         $session_id: session,
@@ -328,6 +335,20 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
     await set([]);
   });
 
+  it("ExitClick: the session's last outbound click", async () => {
+    const oracle =
+      await hogql(`SELECT v, uniqIf(pid, ${cur}), uniqIf(pid, ${prev}), sumIf(c, ${cur}), sumIf(c, ${prev}) FROM (
+        SELECT k.v AS v, e.pid AS pid, e.c AS c, st.s_start AS s_start FROM (
+          SELECT $session_id AS sid, any(person_id) AS pid, count() AS c FROM events
+          WHERE event IN ('$pageview', '$screen') AND $session_id != '' AND ${inWindow} GROUP BY sid) AS e
+        JOIN (SELECT $session_id AS sid, argMax(properties.$external_click_url, timestamp) AS v FROM events
+          WHERE event = '$autocapture' AND ${inWindow} GROUP BY sid) AS k ON e.sid = k.sid
+        JOIN (${STARTS}) AS st ON e.sid = st.sid)
+      WHERE (${cur}) OR (${prev}) GROUP BY v HAVING uniqIf(pid, ${cur}) > 0 ORDER BY v`);
+    expect(await table({ breakdownBy: 'ExitClick' })).toEqual(pairs(oracle));
+    expect(oracle.length).toBe(3);
+  });
+
   it('FrustrationMetrics: rage clicks, dead clicks and errors per page', async () => {
     const oracle =
       await hogql(`SELECT v, sumIf(r, ${cur}), sumIf(r, ${prev}), sumIf(d, ${cur}), sumIf(d, ${prev}), sumIf(x, ${cur}), sumIf(x, ${prev}) FROM (
@@ -474,7 +495,10 @@ describe('bad input', () => {
     [{ kind: 'WebGoalsQuery', properties: [], orderBy: 'up' }, 'query__orderBy'],
     [{ kind: 'SessionAttributionExplorerQuery', groupBy: ['Planet'] }, 'query__groupBy'],
     [{ kind: 'SessionAttributionExplorerQuery', groupBy: [], limit: 0 }, 'query__limit'],
-    [{ kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'ExitClick' }, 'query__breakdownBy'],
+    [
+      { kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'InitialReferringURL' },
+      'query__breakdownBy',
+    ],
     [
       { kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'Page', doPathCleaning: 'yes' },
       'query__doPathCleaning',

@@ -17,6 +17,7 @@ import {
   sessionRows,
   type WebNode,
 } from './common.js';
+import { CLICKS } from './external-clicks.js';
 import { cleanedPath, type PathCleaning, pathCleaningOf } from './path-cleaning.js';
 
 const prop = (k: string) => `properties.${k}`;
@@ -69,15 +70,32 @@ function previousPage(rules: PathCleaning): Expr {
 function breakdownExpr(breakdownBy: string, rules: PathCleaning): Expr {
   if (breakdownBy === 'PreviousPage') return previousPage(rules);
   if (breakdownBy === 'FrustrationMetrics') return cleanedPath(prop('$pathname'), rules);
+  if (breakdownBy === 'ExitClick') return parseExpr('true'); // joined in exitClickRows
   const text = BREAKDOWNS[breakdownBy] as string;
   return PATH_BREAKDOWNS.has(breakdownBy) ? cleanedPath(text, rules) : parseExpr(text);
 }
 
 /** Breakdowns with their own query (not a plain expression over pageviews). */
-const SPECIAL = ['PreviousPage', 'FrustrationMetrics'];
+const SPECIAL = ['PreviousPage', 'FrustrationMetrics', 'ExitClick'];
+
+/**
+ * ExitClick: the session's last outbound click (PostHog's `session.$last_external_click_url`,
+ * which Burrow's sessions do not keep), from the clicks in the window, joined to the per-session
+ * rows; sessions without one are left out.
+ */
+function exitClickRows(p: ReturnType<typeof periods>): string {
+  return `SELECT s.person_id AS person_id, s.session_id AS session_id, s.views AS views, s.duration AS duration,
+      s.bounce AS bounce, s.start AS start, c.url AS breakdown_value
+    FROM (${sessionRows(p)}) AS s
+    JOIN (SELECT $session_id AS sid, argMax(toString(properties.$external_click_url), timestamp) AS url
+      FROM events
+      WHERE ${CLICKS} AND $session_id IS NOT NULL AND $session_id != ''
+        AND timestamp >= ${at_(p.prevFrom ?? p.from)} AND timestamp < ${at_(p.to)}
+      GROUP BY sid) AS c ON s.session_id = c.sid`;
+}
 
 /** PostHog's breakdowns Burrow does not answer yet: a clear 400 naming them. */
-const KNOWN_UNSUPPORTED = ['ExitClick', 'InitialReferringURL'];
+const KNOWN_UNSUPPORTED = ['InitialReferringURL'];
 
 const ORDER_FIELDS: Record<string, string> = {
   Visitors: 'c_visitors',
@@ -146,7 +164,7 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
       uniqIf(person_id, ${cur}) AS c_visitors, uniqIf(person_id, ${prev}) AS p_visitors,
       sumIf(views, ${cur}) AS c_views, sumIf(views, ${prev}) AS p_views,
       avgIf(bounce, ${cur}) AS c_bounce, avgIf(bounce, ${prev}) AS p_bounce
-    FROM (${sessionRows(p, { select: '{bd} AS breakdown_value', groupBy: 'breakdown_value' })})
+    FROM (${node.breakdownBy === 'ExitClick' ? exitClickRows(p) : sessionRows(p, { select: '{bd} AS breakdown_value', groupBy: 'breakdown_value' })})
     WHERE breakdown_value IS NOT NULL AND ((${cur}) OR (${prev}))
     GROUP BY breakdown_value
     HAVING c_visitors > 0 OR c_views > 0
