@@ -145,8 +145,10 @@ const inWindow = `timestamp >= ${PREV[0]} AND timestamp < ${CUR[1]}`;
 
 describe('WebGoalsQuery', () => {
   it('is empty without actions, then one row per action equal to the hand-written HogQL', async () => {
-    const empty = await web({ kind: 'WebGoalsQuery', dateRange: RANGE, properties: [] });
-    expect(empty.results).toEqual([]);
+    const goalsNode = { kind: 'WebGoalsQuery', dateRange: RANGE, properties: [] };
+    const blocking = async () =>
+      (await query(h, project, goalsNode, h.key, { refresh: 'blocking' })).json() as { results: unknown[][] };
+    expect((await blocking()).results).toEqual([]);
     const make = async (name: string, steps: unknown[]) => {
       const res = await h.request('POST', `/api/projects/${project}/actions/`, { body: { name, steps } });
       expect(res.statusCode).toBe(201);
@@ -192,7 +194,9 @@ describe('WebGoalsQuery', () => {
       expect((row[3] as number[])[1]).toBeCloseTo((v[5] as number) / (v[1] as number), 9);
       expect(v[2]).toBeGreaterThan(0);
     }
-    const plain = await web({ kind: 'WebGoalsQuery', dateRange: RANGE, properties: [] });
+    // The same node as the empty answer: the actions are part of the cache key.
+    const plain = await blocking();
+    expect(plain.results.map((r) => r[0])).toEqual(['Saw pricing', 'Signed up']);
     expect(
       plain.results.every((r) => (r[1] as unknown[])[1] === null && (r[3] as unknown[])[1] === null),
     ).toBe(true);
@@ -313,6 +317,8 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
       { regex: '/\\d+', alias: '/:id' },
       { regex: '^/docs/:id/.*$', alias: '/docs/*' },
     ]);
+    const warm = { kind: 'WebStatsTableQuery', breakdownBy: 'Page', properties: [], doPathCleaning: true };
+    expect((await query(h, project, warm, h.key, { refresh: 'blocking' })).statusCode).toBe(200);
     const oracle = await perValue(
       "replaceRegexpAll(replaceRegexpAll(properties.$pathname, '/\\\\d+', '/:id'), '^/docs/:id/.*$', '/docs/*')",
     );
@@ -323,6 +329,15 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
     expect((await table({ breakdownBy: 'Page' })).map((r) => r[0])).toContain('/blog/12');
     // A pattern RE2 cannot run, stored before anything checked it.
     await set([{ regex: '(a+)+\\1', alias: 'x' }]);
+    // A cached answer is not reused once the rules change: they are part of the cache key.
+    const cachedNode = {
+      kind: 'WebStatsTableQuery',
+      breakdownBy: 'Page',
+      properties: [],
+      doPathCleaning: true,
+    };
+    const again = await query(h, project, cachedNode, h.key, { refresh: 'blocking' });
+    expect(again.statusCode).toBe(400);
     const bad = await query(h, project, {
       kind: 'WebStatsTableQuery',
       breakdownBy: 'Page',
