@@ -36,8 +36,9 @@ export const webVitalsRunner: QueryRunner = {
       source.kind !== 'TrendsQuery'
     )
       throw invalid('source must be a TrendsQuery (the web vitals series)', 'source');
+    let checked: QueryNode;
     try {
-      trendsRunner().check(source);
+      checked = trendsRunner().check(source);
     } catch (err) {
       // The source's own field names, under `source`.
       if (err && typeof err === 'object' && 'attr' in err) {
@@ -46,7 +47,8 @@ export const webVitalsRunner: QueryRunner = {
       }
       throw err;
     }
-    return node;
+    // The source as the trends runner checked it (it may fill defaults the run relies on).
+    return { ...node, source: checked };
   },
   run: (node, ctx) => trendsRunner().run(sourceOf(node), ctx),
   hints: (node, team) => trendsRunner().hints?.(sourceOf(node), team) ?? { interval: 'day' },
