@@ -1,5 +1,6 @@
 import type { Expr } from '../../hogql/ast.js';
 import { parseSelect } from '../../hogql/parse.js';
+import { liveActions } from '../../store/meta/action-lookups.js';
 import type { ActionStep } from '../../store/meta/actions.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { actionToExpr } from '../actions/predicate.js';
@@ -24,26 +25,13 @@ interface GoalAction {
  * the most recently calculated (created), live ones only.
  */
 export async function goalActions(meta: MetaDb, teamId: number): Promise<GoalAction[]> {
-  const rows = await meta
-    .selectFrom('actions')
-    .select(['id', 'name', 'steps', 'pinned_at', 'last_calculated_at'])
-    .where('team_id', '=', teamId)
-    .where('deleted', '=', false)
-    .execute();
-  const time = (v: unknown) => (v == null ? null : new Date(v as string | Date).getTime());
-  return rows
-    .map((r) => ({
-      id: r.id,
-      name: r.name,
-      steps: (typeof r.steps === 'string' ? JSON.parse(r.steps) : r.steps) as ActionStep[],
-      pinned: time(r.pinned_at),
-      calculated: time(r.last_calculated_at) ?? 0,
-    }))
+  const time = (v: string | null) => (v == null ? Number.POSITIVE_INFINITY : Date.parse(v));
+  return (await liveActions(meta, teamId))
     .sort(
       (a, b) =>
         // Pinned before unpinned (NULLs last, as PostgreSQL sorts them ascending).
-        (a.pinned ?? Number.POSITIVE_INFINITY) - (b.pinned ?? Number.POSITIVE_INFINITY) ||
-        b.calculated - a.calculated ||
+        time(a.pinnedAt) - time(b.pinnedAt) ||
+        Date.parse(b.lastCalculatedAt) - Date.parse(a.lastCalculatedAt) ||
         b.id - a.id,
     )
     .slice(0, GOALS)
