@@ -25,6 +25,8 @@ export interface RunnerContext {
   teamModifiers?: Record<string, unknown> | undefined;
   /** The project's retention cut for events (engine time, UTC); none: everything is kept. */
   eventsSince?: string | undefined;
+  /** The project's `path_cleaning_filters` setting as stored (web analytics' `doPathCleaning`). */
+  pathCleaningFilters?: unknown;
   /** The metadata store, for kinds whose answer joins it (ErrorTrackingQuery's issues). */
   meta?: MetaDb | undefined;
 }

@@ -165,6 +165,10 @@ export async function prepareQuery(
         ? { events_since: eventsSinceFor(team.settings, deps.now()) }
         : {}),
       ...(deletedAt ? { data_deleted_at: deletedAt } : {}),
+      // Web analytics' `doPathCleaning` applies the project's rules: other rules, another answer.
+      ...(usesPathCleaning(node)
+        ? { path_cleaning_filters: team.settings?.path_cleaning_filters ?? null }
+        : {}),
       // What the runner's answer reads from the metadata store (error tracking's issues).
       ...(runner.metaState ? { meta_state: await runner.metaState(deps, team.id) } : {}),
     },
@@ -189,6 +193,7 @@ export async function prepareQuery(
           signal,
           teamModifiers: team.modifiers ?? undefined,
           meta: deps.meta,
+          pathCleaningFilters: team.settings?.path_cleaning_filters,
         });
         return reportTeamModifiers(out, node, team.modifiers);
       } catch (err) {
@@ -211,4 +216,9 @@ function reportTeamModifiers(
   const given = (node as { modifiers?: Record<string, unknown> }).modifiers;
   const personsOnEventsMode = personsOnEventsModeOf(withTeamModifiers(given, team));
   return { ...out, modifiers: { ...(out.modifiers as Record<string, unknown>), personsOnEventsMode } };
+}
+
+/** Whether the node (a web analytics kind) asks for the project's path cleaning rules. */
+function usesPathCleaning(node: QueryNode): boolean {
+  return (node as { doPathCleaning?: unknown }).doPathCleaning === true;
 }

@@ -21,7 +21,7 @@ interface ClicksNode extends WebNode {
 }
 
 /** Outbound clicks: autocapture clicks posthog-js marks with `$external_click_url`. */
-const CLICKS =
+export const CLICKS =
   "event = '$autocapture' AND properties.$event_type = 'click' AND ifNull(properties.$external_click_url, '') != ''";
 
 /**

@@ -1,10 +1,13 @@
-import { parseSelect } from '../../hogql/parse.js';
+import { call, compare, type Expr } from '../../hogql/ast.js';
+import { parseExpr, parseSelect } from '../../hogql/parse.js';
+import { propertiesToExpr } from '../../hogql/property-filters.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
 import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
 import {
+  at_,
   checkWebNode,
   filterExpr,
   invalid,
@@ -14,6 +17,8 @@ import {
   sessionRows,
   type WebNode,
 } from './common.js';
+import { CLICKS } from './external-clicks.js';
+import { cleanedPath, type PathCleaning, pathCleaningOf } from './path-cleaning.js';
 
 const prop = (k: string) => `properties.${k}`;
 const ses = (k: string) => `session.${k}`;
@@ -40,10 +45,57 @@ export const BREAKDOWNS: Record<string, string> = {
   City: `tuple(${prop('$geoip_country_code')}, ${prop('$geoip_city_name')})`,
   Timezone: prop('$timezone'),
   Language: prop('$browser_language'),
+  ScreenName: prop('$screen_name'),
 };
 
+/** Breakdowns on a path: `doPathCleaning` applies the project's rules to them. */
+const PATH_BREAKDOWNS = new Set(['Page', 'InitialPage', 'ExitPage']);
+
+/**
+ * PreviousPage, as PostHog: the SPA's previous pathname; else the referrer's path when it is on
+ * the same domain (cleaned too); else the external referrer as is.
+ */
+function previousPage(rules: PathCleaning): Expr {
+  const referrer = parseExpr('properties.$referrer');
+  return call('multiIf', [
+    call('isNotNull', [parseExpr('properties.$prev_pageview_pathname')]),
+    cleanedPath('properties.$prev_pageview_pathname', rules),
+    compare('==', parseExpr('domain(properties.$current_url)'), parseExpr('domain(properties.$referrer)')),
+    cleanedPath('path(properties.$referrer)', rules),
+    referrer,
+  ]);
+}
+
+/** The breakdown's expression, path cleaning applied where PostHog applies it. */
+function breakdownExpr(breakdownBy: string, rules: PathCleaning): Expr {
+  if (breakdownBy === 'PreviousPage') return previousPage(rules);
+  if (breakdownBy === 'FrustrationMetrics') return cleanedPath(prop('$pathname'), rules);
+  if (breakdownBy === 'ExitClick') return parseExpr('true'); // joined in exitClickRows
+  const text = BREAKDOWNS[breakdownBy] as string;
+  return PATH_BREAKDOWNS.has(breakdownBy) ? cleanedPath(text, rules) : parseExpr(text);
+}
+
+/** Breakdowns with their own query (not a plain expression over pageviews). */
+const SPECIAL = ['PreviousPage', 'FrustrationMetrics', 'ExitClick'];
+
+/**
+ * ExitClick: the session's last outbound click (PostHog's `session.$last_external_click_url`,
+ * which Burrow's sessions do not keep), from the clicks in the window, joined to the per-session
+ * rows; sessions without one are left out.
+ */
+function exitClickRows(p: ReturnType<typeof periods>): string {
+  return `SELECT s.person_id AS person_id, s.session_id AS session_id, s.views AS views, s.duration AS duration,
+      s.bounce AS bounce, s.start AS start, c.url AS breakdown_value
+    FROM (${sessionRows(p)}) AS s
+    JOIN (SELECT $session_id AS sid, argMax(toString(properties.$external_click_url), timestamp) AS url
+      FROM events
+      WHERE ${CLICKS} AND $session_id IS NOT NULL AND $session_id != ''
+        AND timestamp >= ${at_(p.prevFrom ?? p.from)} AND timestamp < ${at_(p.to)}
+      GROUP BY sid) AS c ON s.session_id = c.sid`;
+}
+
 /** PostHog's breakdowns Burrow does not answer yet: a clear 400 naming them. */
-const KNOWN_UNSUPPORTED = ['ExitClick', 'PreviousPage', 'ScreenName', 'FrustrationMetrics'];
+const KNOWN_UNSUPPORTED = ['InitialReferringURL'];
 
 const ORDER_FIELDS: Record<string, string> = {
   Visitors: 'c_visitors',
@@ -55,6 +107,7 @@ interface StatsNode extends WebNode {
   breakdownBy: string;
   includeBounceRate?: boolean;
   includeScrollDepth?: boolean;
+  doPathCleaning?: boolean;
   orderBy?: unknown;
   limit?: number;
   offset?: number;
@@ -63,15 +116,18 @@ interface StatsNode extends WebNode {
 export function checkStatsNode(node: StatsNode): StatsNode {
   checkWebNode(node);
   const b = node.breakdownBy;
-  if (typeof b !== 'string' || !Object.hasOwn(BREAKDOWNS, b)) {
+  if (typeof b !== 'string' || (!Object.hasOwn(BREAKDOWNS, b) && !SPECIAL.includes(b))) {
     const why = KNOWN_UNSUPPORTED.includes(String(b)) ? 'is not supported yet' : 'is not a WebStatsBreakdown';
     throw invalid(
-      `breakdownBy ${JSON.stringify(b ?? null)} ${why}. Supported: ${Object.keys(BREAKDOWNS).join(', ')}.`,
+      `breakdownBy ${JSON.stringify(b ?? null)} ${why}. Supported: ${[...Object.keys(BREAKDOWNS), ...SPECIAL].join(', ')}.`,
       'breakdownBy',
     );
   }
   if (node.limit != null && (!Number.isInteger(node.limit) || node.limit < 1 || node.limit > 10000))
     throw invalid('limit must be an integer from 1 to 10000', 'limit');
+  for (const flag of ['includeBounceRate', 'includeScrollDepth', 'doPathCleaning'] as const)
+    if (node[flag] != null && typeof node[flag] !== 'boolean')
+      throw invalid(`${flag} must be a boolean`, flag);
   if (node.offset != null && (!Number.isInteger(node.offset) || node.offset < 0))
     throw invalid('offset must be a non-negative integer', 'offset');
   if (node.orderBy != null) {
@@ -96,7 +152,8 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
   const { cur, prev } = periodConds(p);
   const limit = node.limit ?? 100;
   const offset = node.offset ?? 0;
-  const breakdown = BREAKDOWNS[node.breakdownBy] as string;
+  const rules = node.doPathCleaning === true ? pathCleaningOf(ctx) : [];
+  if (node.breakdownBy === 'FrustrationMetrics') return runFrustration(node, ctx, rules);
   const [orderField, orderDir] = (node.orderBy as [string, string] | undefined) ?? ['Visitors', 'DESC'];
   const order = [
     `${ORDER_FIELDS[orderField]} ${orderDir}`,
@@ -107,7 +164,7 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
       uniqIf(person_id, ${cur}) AS c_visitors, uniqIf(person_id, ${prev}) AS p_visitors,
       sumIf(views, ${cur}) AS c_views, sumIf(views, ${prev}) AS p_views,
       avgIf(bounce, ${cur}) AS c_bounce, avgIf(bounce, ${prev}) AS p_bounce
-    FROM (${sessionRows(p, { select: `${breakdown} AS breakdown_value`, groupBy: 'breakdown_value' })})
+    FROM (${node.breakdownBy === 'ExitClick' ? exitClickRows(p) : sessionRows(p, { select: '{bd} AS breakdown_value', groupBy: 'breakdown_value' })})
     WHERE breakdown_value IS NOT NULL AND ((${cur}) OR (${prev}))
     GROUP BY breakdown_value
     HAVING c_visitors > 0 OR c_views > 0
@@ -115,8 +172,13 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
     LIMIT ${limit + 1} OFFSET ${offset}`;
   const run = await runSelect(parseSelect(text), ctx, {
     modifiers: node.modifiers,
-    exprs: { filters: filterExpr(node, ctx) },
+    exprs: { filters: filterExpr(node, ctx), bd: breakdownExpr(node.breakdownBy, rules) },
   });
+  // Scroll depth: PostHog adds it to the Page table with bounce rate.
+  const scroll =
+    node.includeScrollDepth === true && node.includeBounceRate === true && node.breakdownBy === 'Page'
+      ? await scrollDepth(node, ctx, p, rules)
+      : null;
   const compare = p.prevFrom !== null;
   const hasMore = run.rows.length > limit;
   const rows = run.rows.slice(0, limit).map((r) => {
@@ -127,10 +189,16 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
     ];
     const out: unknown[] = [r[0], pair(1, true), pair(3, true)];
     if (node.includeBounceRate) out.push(pair(5, false));
+    if (scroll) {
+      const s = scroll.get(JSON.stringify(r[0])) ?? [null, null, null, null];
+      out.push([s[0], compare ? s[1] : null], [s[2], compare ? s[3] : null]);
+    }
     return out;
   });
   const columns = ['context.columns.breakdown_value', 'context.columns.visitors', 'context.columns.views'];
   if (node.includeBounceRate) columns.push('context.columns.bounce_rate');
+  if (scroll)
+    columns.push('context.columns.average_scroll_percentage', 'context.columns.scroll_gt80_percentage');
   return queryResponse(
     {
       results: rows,
@@ -140,6 +208,7 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
         'Tuple(UInt64, UInt64)',
         'Tuple(UInt64, UInt64)',
         ...(node.includeBounceRate ? ['Tuple(Float64, Float64)'] : []),
+        ...(scroll ? ['Tuple(Float64, Float64)', 'Tuple(Float64, Float64)'] : []),
       ],
       hogql: run.hogql,
       samplingRate: { numerator: 1 },
@@ -147,6 +216,114 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
     },
     { seconds: run.seconds, modifiers: node.modifiers },
     { hasMore, limit, offset },
+  );
+}
+
+/** The query's filters for scroll rows: a `$pathname` filter reads the page being left instead. */
+function scrollFilters(node: StatsNode, ctx: RunnerContext): Expr {
+  const swap = (f: unknown): unknown => {
+    if (!f || typeof f !== 'object') return f;
+    const o = f as Record<string, unknown>;
+    if (Array.isArray(o.values)) return { ...o, values: o.values.map(swap) };
+    return o.type === 'event' && o.key === '$pathname' ? { ...o, key: '$prev_pageview_pathname' } : o;
+  };
+  const own = Array.isArray(node.properties) ? node.properties.map(swap) : swap(node.properties ?? []);
+  const parts: Expr[] = [propertiesToExpr(own as never)];
+  if (node.filterTestAccounts === true && ctx.testAccountFilters)
+    parts.push(propertiesToExpr(swap(ctx.testAccountFilters) as never));
+  return parts.length === 1 ? (parts[0] as Expr) : { node: 'And', exprs: parts };
+}
+
+/**
+ * Average scroll depth and the share of page exits past 80% of the content, per page being left
+ * (`$prev_pageview_pathname` on the next pageview or the pageleave), as (current, previous)
+ * pairs by the session's start; keyed by the JSON of the path.
+ */
+async function scrollDepth(
+  node: StatsNode,
+  ctx: RunnerContext,
+  p: ReturnType<typeof periods>,
+  rules: PathCleaning,
+): Promise<Map<string, (number | null)[]>> {
+  const { cur, prev } = periodConds(p);
+  const content = 'toFloat(properties.$prev_pageview_max_content_percentage)';
+  const text = `SELECT breakdown_value, avgIf(scroll, ${cur}), avgIf(scroll, ${prev}), avgIf(gt80, ${cur}), avgIf(gt80, ${prev})
+    FROM (SELECT {bd} AS breakdown_value, toFloat(properties.$prev_pageview_max_scroll_percentage) AS scroll,
+        multiIf(${content} IS NULL, NULL, ${content} > 0.8, 1, 0) AS gt80, session.$start_timestamp AS start
+      FROM events
+      WHERE event IN ('$pageview', '$pageleave', '$screen') AND $session_id IS NOT NULL AND $session_id != ''
+        AND timestamp >= ${at_(p.prevFrom ?? p.from)} AND timestamp < ${at_(p.to)} AND {filters})
+    WHERE breakdown_value IS NOT NULL AND ((${cur}) OR (${prev}))
+    GROUP BY breakdown_value`;
+  const run = await runSelect(parseSelect(text), ctx, {
+    modifiers: node.modifiers,
+    exprs: {
+      filters: scrollFilters(node, ctx),
+      bd: cleanedPath('properties.$prev_pageview_pathname', rules),
+    },
+  });
+  return new Map(run.rows.map((r) => [JSON.stringify(r[0]), r.slice(1).map(num)]));
+}
+
+/**
+ * FrustrationMetrics: rage clicks, dead clicks and exceptions per page, as (current, previous)
+ * pairs by the session's start; pages with none are left out; most errors first.
+ */
+async function runFrustration(
+  node: StatsNode,
+  ctx: RunnerContext,
+  rules: PathCleaning,
+): Promise<QueryResult> {
+  const p = periods(node, ctx);
+  const { cur, prev } = periodConds(p);
+  const limit = node.limit ?? 100;
+  const offset = node.offset ?? 0;
+  const text = `SELECT breakdown_value, sumIf(rage, ${cur}) AS c_rage, sumIf(rage, ${prev}) AS p_rage,
+      sumIf(dead, ${cur}) AS c_dead, sumIf(dead, ${prev}) AS p_dead,
+      sumIf(errors, ${cur}) AS c_errors, sumIf(errors, ${prev}) AS p_errors
+    FROM (SELECT {bd} AS breakdown_value, $session_id AS session_id, countIf(event = '$rageclick') AS rage,
+        countIf(event = '$dead_click') AS dead, countIf(event = '$exception') AS errors,
+        min(session.$start_timestamp) AS start
+      FROM events
+      WHERE event IN ('$pageview', '$screen', '$rageclick', '$dead_click', '$exception')
+        AND $session_id IS NOT NULL AND $session_id != ''
+        AND timestamp >= ${at_(p.prevFrom ?? p.from)} AND timestamp < ${at_(p.to)} AND {filters}
+      GROUP BY session_id, breakdown_value)
+    WHERE breakdown_value IS NOT NULL AND ((${cur}) OR (${prev}))
+    GROUP BY breakdown_value
+    HAVING c_rage > 0 OR c_dead > 0 OR c_errors > 0 OR p_rage > 0 OR p_dead > 0 OR p_errors > 0
+    ORDER BY c_errors DESC, p_errors DESC, c_rage DESC, p_rage DESC, c_dead DESC, p_dead DESC, breakdown_value ASC
+    LIMIT ${limit + 1} OFFSET ${offset}`;
+  const run = await runSelect(parseSelect(text), ctx, {
+    modifiers: node.modifiers,
+    exprs: { filters: filterExpr(node, ctx), bd: breakdownExpr('FrustrationMetrics', rules) },
+  });
+  const compare = p.prevFrom !== null;
+  const rows = run.rows
+    .slice(0, limit)
+    .map((r) => {
+      const n = r.map(num);
+      const pair = (i: number) => [n[i] ?? 0, compare ? (n[i + 1] ?? 0) : null];
+      return [r[0], pair(1), pair(3), pair(5)];
+    })
+    // Without a comparison only the current period counts (PostHog compares (current, NULL) > (0, 0)).
+    .filter((r) => compare || (r.slice(1) as number[][]).some((x) => (x[0] as number) > 0));
+  return queryResponse(
+    {
+      results: rows,
+      columns: [
+        'context.columns.breakdown_value',
+        'context.columns.rage_clicks',
+        'context.columns.dead_clicks',
+        'context.columns.errors',
+      ],
+      types: ['String', 'Tuple(UInt64, UInt64)', 'Tuple(UInt64, UInt64)', 'Tuple(UInt64, UInt64)'],
+      hogql: run.hogql,
+      samplingRate: { numerator: 1 },
+      usedPreAggregatedTables: false,
+    },
+    { seconds: run.seconds, modifiers: node.modifiers },
+    { hasMore: run.rows.length > limit, limit, offset },
   );
 }
 

@@ -62,3 +62,14 @@ export async function listActions(
   ]);
   return { count: Number(counted.n), results: rows.map(toAction) };
 }
+
+/** Every live action of the team (web analytics' goals pick from them). */
+export async function liveActions(db: MetaDb, teamId: number): Promise<ActionRecord[]> {
+  const rows = await db
+    .selectFrom('actions')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('deleted', '=', false)
+    .execute();
+  return rows.map(toAction);
+}
