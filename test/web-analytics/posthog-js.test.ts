@@ -180,6 +180,47 @@ describe.skipIf(!hasChromium)(`web analytics from posthog-js in Chromium (${back
       expect(await table('InitialChannelType')).toEqual([['Email', 1, 2]]);
       expect((await table('Browser'))[0]?.[0]).toBe('Chrome');
 
+      // Web vitals by path, as the dashboard's vitals tab asks (FCP, the metric every page load has).
+      const fcp = await query({
+        kind: 'WebVitalsPathBreakdownQuery',
+        metric: 'FCP',
+        percentile: 'p75',
+        thresholds: [1800, 3000],
+        dateRange: { date_from: '-1d' },
+        properties: [],
+      });
+      const banded = Object.values(
+        fcp.results[0] as Record<string, { path: string; value: number }[]>,
+      ).flat();
+      expect(banded.map((r) => r.path).sort(), JSON.stringify(fcp.results)).toContain('/');
+      expect(banded.every((r) => r.value > 0)).toBe(true);
+      const vitalsTrend = await query({
+        kind: 'WebVitalsQuery',
+        source: {
+          kind: 'TrendsQuery',
+          dateRange: { date_from: '-1d' },
+          interval: 'day',
+          series: [
+            { kind: 'EventsNode', event: '$web_vitals', math: 'p75', math_property: '$web_vitals_FCP_value' },
+          ],
+        },
+      });
+      expect(Math.max(...(vitalsTrend.results[0].data as number[]))).toBeGreaterThan(0);
+
+      // The scroll depth column reads the page left's $pageleave: "/" was scrolled past a third.
+      const scroll = await query({
+        kind: 'WebStatsTableQuery',
+        breakdownBy: 'Page',
+        includeBounceRate: true,
+        includeScrollDepth: true,
+        dateRange: { date_from: '-1d' },
+        properties: [],
+      });
+      const column = (scroll.columns as string[]).indexOf('context.columns.average_scroll_percentage');
+      expect(column, JSON.stringify(scroll.columns)).toBeGreaterThan(0);
+      const homeRow = (scroll.results as unknown[][]).find((r) => r[0] === '/');
+      expect(Number((homeRow?.[column] as unknown[] | undefined)?.[0])).toBeCloseTo(Number(home?.[2]), 6);
+
       const clicks = await query({
         kind: 'WebExternalClicksTableQuery',
         dateRange: { date_from: '-1d' },
