@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
 import { proportionSampleSize } from '../../src/domain/experiments/stats/sample-size.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
-import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
+import { type ConsoleBrowser, startConsoleBrowser } from '../helpers/console-browser.js';
+import { backend, type Harness } from '../helpers/harness.js';
 import { capture, type RawEvent, uuid } from '../helpers/query-lists.js';
 
 if (!hasChromium) console.warn(`console-experiments: skipped, no Chromium at ${CHROMIUM}`);
@@ -22,30 +22,18 @@ const lowContrast = (page: Page) => page.evaluate(`${PROBE}\nlowContrast(4.5)`);
  * clear effect (10 % vs 40 %) give a verdict and an interval clear of zero.
  */
 describe.skipIf(!hasChromium)(`console experiments (${backend})`, () => {
+  let c: ConsoleBrowser;
   let h: Harness;
   let base: string;
   let browser: Browser;
-  const email = 'experiments-owner@example.com';
-  const password = 'correct horse battery';
 
   beforeAll(async () => {
-    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
-    await setPasswordByEmail(h.deps, email, password);
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
+    c = await startConsoleBrowser('experiments');
+    ({ h, base, browser } = c);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  afterAll(async () => c?.close());
 
-  async function logIn(page: Page) {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/`);
-  }
+  const logIn = (page: Page) => c.logIn(page);
 
   it('creates, plans, launches and reads an experiment with a clear effect', async () => {
     const project = h.boot.project_id;

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPasswordByEmail } from '../../src/domain/accounts/password-change.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../helpers/chromium.js';
-import { backend, type Harness, startHarness } from '../helpers/harness.js';
+import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
+import { type ConsoleBrowser, startConsoleBrowser } from '../helpers/console-browser.js';
+import { backend, type Harness } from '../helpers/harness.js';
 
 if (!hasChromium) console.warn(`console-web-analytics: skipped, no Chromium at ${CHROMIUM}`);
 
@@ -84,26 +84,20 @@ function visits(now: number) {
 }
 
 describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
+  let c: ConsoleBrowser;
   let h: Harness;
   let base: string;
   let browser: Browser;
-  const email = 'wa-owner@example.com';
-  const password = 'correct horse battery';
 
   beforeAll(async () => {
-    h = await startHarness({ BURROW_ADMIN_EMAIL: email, INGEST_BATCH_DELAY_MS: '2' });
-    await setPasswordByEmail(h.deps, email, password);
-    base = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await launchChromium();
+    c = await startConsoleBrowser('wa');
+    ({ h, base, browser } = c);
     const res = await h.request('POST', '/batch/', {
       body: { api_key: h.boot.project_api_key, batch: visits(Date.now()) },
     });
     expect(res.statusCode).toBe(200);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  afterAll(async () => c?.close());
 
   /** The API's own answer to the query a tile makes (asked again while the page's own queue is full). */
   async function api(query: object) {
@@ -131,13 +125,7 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
     ) as Record<string, number>;
   }
 
-  async function logIn(page: Page) {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${base}/`);
-  }
+  const logIn = (page: Page) => c.logIn(page);
   /** Every tile has its answer (for screenshots). */
   const loaded = (page: Page) =>
     expect.poll(() => page.locator('.wa .skeleton').count(), { timeout: 20_000 }).toBe(0);
