@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateTeam } from '../../src/store/meta/teams.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { capture, ok, query, type RawEvent, uuid } from '../helpers/query-lists.js';
 
@@ -327,8 +328,25 @@ describe('WebStatsTableQuery: the later breakdowns', () => {
     expect(got.map((r) => r[0])).toEqual(['/', '/blog/:id', '/docs/*', '/pricing']);
     // Without the flag the rules do not apply.
     expect((await table({ breakdownBy: 'Page' })).map((r) => r[0])).toContain('/blog/12');
-    // A pattern RE2 cannot run, stored before anything checked it.
-    await set([{ regex: '(a+)+\\1', alias: 'x' }]);
+    // A pattern RE2 cannot run is refused when saved, naming the rule.
+    const refused = await h.request('PATCH', `/api/projects/${project}/`, {
+      body: {
+        path_cleaning_filters: [
+          { regex: '/ok', alias: '' },
+          { regex: '(a+)+\\1', alias: 'x' },
+        ],
+      },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      type: 'validation_error',
+      attr: 'path_cleaning_filters__1__regex',
+    });
+    // One stored before saves were checked (written here straight to the store) is refused by the query.
+    await updateTeam(h.deps.meta, project, {
+      settings: { path_cleaning_filters: [{ regex: '(a+)+\\1', alias: 'x' }] },
+      updatedAt: new Date().toISOString(),
+    });
     // A cached answer is not reused once the rules change: they are part of the cache key.
     const cachedNode = {
       kind: 'WebStatsTableQuery',

@@ -15,6 +15,7 @@ import type { OrganizationAccess, ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
 import { newProjectApiToken, newUuid } from '../ids.js';
 import { choice, text, timezone } from '../validate.js';
+import { checkPathCleaningRules } from '../web-analytics/path-cleaning.js';
 import { ADMIN } from './levels.js';
 import { settingsPatch } from './team-settings.js';
 
@@ -56,6 +57,12 @@ function teamModifiers(input: Record<string, unknown> | null): Record<string, un
   return Object.keys(out).length ? out : null;
 }
 
+/** Settings whose values a query would otherwise refuse later are refused when saved. */
+function checkedSettings(input: ProjectInput): ProjectInput {
+  checkPathCleaningRules((input as Record<string, unknown>).path_cleaning_filters);
+  return input;
+}
+
 function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
   if (input.access_control === true)
     throw validationError(
@@ -75,7 +82,7 @@ function patchFrom(input: ProjectInput, updatedAt: string): TeamPatch {
     testAccountFiltersDefaultChecked: input.test_account_filters_default_checked,
     modifiers: input.modifiers === undefined ? undefined : teamModifiers(input.modifiers),
     isDemo: input.is_demo,
-    settings: settingsPatch(input),
+    settings: settingsPatch(checkedSettings(input)),
     updatedAt,
   };
 }

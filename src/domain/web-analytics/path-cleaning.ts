@@ -12,9 +12,36 @@ const MAX_RULES = 100;
 const MAX_ALIAS = 1_000;
 
 /**
- * The project's rules, checked: the patterns are the project's but were stored without a check,
- * so each must be one RE2 (the engine's `replaceRegexpAll`) runs within Burrow's limits, else the
- * query is a 400 naming the rule. Entries without a string `regex` are skipped.
+ * A project's rules as a PATCH sends them: at most 100, each `{regex, alias}` with a pattern RE2
+ * runs within Burrow's limits (a 400 naming the rule otherwise), so that a rule a query would refuse
+ * is refused when it is saved. PostHog's own keys beside them (`order`) are kept as sent.
+ */
+export function checkPathCleaningRules(raw: unknown): void {
+  if (raw === null || raw === undefined) return;
+  if (!Array.isArray(raw))
+    throw invalid('path_cleaning_filters must be a list of {regex, alias}', 'path_cleaning_filters');
+  if (raw.length > MAX_RULES)
+    throw invalid(`At most ${MAX_RULES} path cleaning rules apply to a query`, 'path_cleaning_filters');
+  raw.forEach((f, i) => {
+    const attr = `path_cleaning_filters__${i}__regex`;
+    const rule = f as { regex?: unknown; alias?: unknown } | null;
+    if (!rule || typeof rule !== 'object' || typeof rule.regex !== 'string')
+      throw invalid(`path_cleaning_filters[${i}] needs a regex`, attr);
+    checkRegex(rule.regex, attr);
+    if (rule.alias !== undefined && rule.alias !== null && typeof rule.alias !== 'string')
+      throw invalid(`path_cleaning_filters[${i}].alias must be text`, `path_cleaning_filters__${i}__alias`);
+    if (typeof rule.alias === 'string' && rule.alias.length > MAX_ALIAS)
+      throw invalid(
+        `path_cleaning_filters[${i}].alias is longer than ${MAX_ALIAS} characters`,
+        `path_cleaning_filters__${i}__alias`,
+      );
+  });
+}
+
+/**
+ * The project's rules, checked again: rules saved before saves were checked may not run, so each
+ * must be one RE2 (the engine's `replaceRegexpAll`) runs within Burrow's limits, else the query is
+ * a 400 naming the rule. Entries without a string `regex` are skipped.
  */
 export function pathCleaningOf(ctx: Pick<RunnerContext, 'pathCleaningFilters'>): PathCleaning {
   const raw = ctx.pathCleaningFilters;
