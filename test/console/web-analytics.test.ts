@@ -27,7 +27,23 @@ function visits(now: number) {
     paths: string[],
     props: Record<string, unknown>,
   ) => {
+    const { lcp: _lcp, ...pageProps } = props;
     for (let i = 0; i < persons; i++) {
+      // One web vitals report per visit, at its first pageview's time (durations stay as they are).
+      if (props.lcp)
+        events.push({
+          event: '$web_vitals',
+          distinct_id: `${name}-${i}`,
+          timestamp: new Date(now - ago + i * 1000).toISOString(),
+          properties: {
+            $session_id: `${name}-session-${i}`,
+            $pathname: paths[0],
+            $current_url: `https://shop.example${paths[0]}`,
+            // The visit's referrer and campaign too: the session's entry is whichever event it reads first.
+            ...pageProps,
+            $web_vitals_LCP_value: props.lcp,
+          },
+        });
       paths.forEach((path, j) => {
         events.push({
           event: '$pageview',
@@ -37,13 +53,14 @@ function visits(now: number) {
             $session_id: `${name}-session-${i}`,
             $pathname: path,
             $current_url: `https://shop.example${path}`,
-            ...props,
+            ...pageProps,
           },
         });
       });
     }
   };
   group('a', 6, 120_000, ['/pricing', '/signup'], {
+    lcp: 1200,
     $referring_domain: 'www.google.com',
     utm_source: 'newsletter',
     utm_medium: 'email',
@@ -54,6 +71,7 @@ function visits(now: number) {
     $device_type: 'Desktop',
   });
   group('b', 4, 3 * 3600_000, ['/docs'], {
+    lcp: 5200,
     $referring_domain: 't.co',
     $geoip_country_code: 'DE',
     $geoip_city_name: 'Berlin',
@@ -96,6 +114,14 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
       body: { api_key: h.boot.project_api_key, batch: visits(Date.now()) },
     });
     expect(res.statusCode).toBe(200);
+    // A goal: the signup page, which group A's six visitors reached.
+    const action = await h.request('POST', `/api/projects/${h.boot.project_id}/actions/`, {
+      body: {
+        name: 'Reached signup',
+        steps: [{ event: '$pageview', url: '/signup', url_matching: 'contains' }],
+      },
+    });
+    expect(action.statusCode, action.body).toBe(201);
   });
   afterAll(async () => c?.close());
 
@@ -254,6 +280,29 @@ describe.skipIf(!hasChromium)(`console web analytics (${backend})`, () => {
     await expect.poll(() => tileNumber(page, 'visitors')).toBe(12);
     await context.close();
   }, 120_000);
+
+  it('shows goals from the actions and web vitals rated by page', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
+    await logIn(page);
+    await page.goto(`${base}/web`);
+    await page.getByRole('table', { name: 'Goals' }).waitFor();
+    // Six of the twelve visitors reached /signup, once each.
+    expect(await rows(page, 'Goals')).toEqual([['Reached signup', '6', '6', '50%']]);
+    const goals = await api({ kind: 'WebGoalsQuery', dateRange: { date_from: '-7d' }, properties: [] });
+    expect(
+      goals.results.map((r: [string, number[], number[], number[]]) => [r[0], r[1][0], r[2][0], r[3][0]]),
+    ).toEqual([['Reached signup', 6, 6, 0.5]]);
+    // LCP p75 by page, the poor ones first: /docs at 5.2 s (poor past 4 s), /pricing at 1.2 s.
+    await page.getByRole('table', { name: 'LCP by page' }).waitFor();
+    expect(await rows(page, 'LCP by page')).toEqual([
+      ['/docs', '5,200 ms', 'Poor'],
+      ['/pricing', '1,200 ms', 'Good'],
+    ]);
+    await page.getByRole('tab', { name: 'CLS' }).click();
+    await page.getByText('No CLS measured in this period.').waitFor();
+    await context.close();
+  });
 
   it('reads at 390 px wide without sideways scrolling, light and dark', async () => {
     for (const scheme of ['dark', 'light'] as const) {

@@ -1,4 +1,5 @@
 import { useLocation } from 'preact-iso';
+import { GoalsCard, VitalsCard } from './goals-vitals';
 import { LiveVisitors } from './live';
 import { OverviewTiles, VisitorsChart } from './overview';
 import { FILTER_KEYS, PRESETS, readView, viewSearch, type WebFilter, type WebView } from './state';
@@ -7,9 +8,8 @@ import { GROUPS, TableGroup } from './tables';
 /**
  * The web analytics dashboard, as Plausible's: overview tiles, a visitors chart and tabbed tables
  * on one screen, every row a filter. All of it is the public `/query/` API (WebOverviewQuery,
- * WebStatsTableQuery, WebExternalClicksTableQuery, a TrendsQuery and a HogQLQuery), and the view
- * lives in the address. A goals or web vitals tile is one more
- * entry beside the table groups below.
+ * WebStatsTableQuery, WebExternalClicksTableQuery, WebVitalsPathBreakdownQuery, WebGoalsQuery, a
+ * TrendsQuery and a HogQLQuery), and the view lives in the address.
  */
 function Toolbar({ view, set }: { view: WebView; set: (v: WebView) => void }) {
   const custom = view.from != null;
@@ -119,10 +119,11 @@ export function WebAnalytics() {
       <OverviewTiles view={view} />
       <VisitorsChart view={view} />
       <div class="grid two">
-        {/* Each group is a tile of its own; a goals or web vitals tile is one more entry here. */}
         {GROUPS.map((g) => (
           <TableGroup key={g.title} group={g} view={view} onFilter={addFilter} />
         ))}
+        <VitalsCard view={view} />
+        <GoalsCard view={view} />
       </div>
     </div>
   );
