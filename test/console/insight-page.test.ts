@@ -200,7 +200,8 @@ describe.skipIf(!hasChromium)(`insight page in headless Chromium (${backend})`, 
     expect(await page.getByText('Unsaved changes').count()).toBe(1);
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => page.getByText('Changes saved.').count()).toBe(1);
-    expect(await page.getByText('Unsaved changes').count()).toBe(0);
+    // The badge goes with the next render after the save's answer: waited for, not read at once.
+    await expect.poll(() => page.getByText('Unsaved changes').count()).toBe(0);
     expect(new URL(page.url()).search).toBe('');
     expect((await savedInsight(shortId))?.query.source).toMatchObject({ dateRange: { date_from: '-30d' } });
     for (const [width, scheme] of [
