@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { getToolsFromContext, PostHogAgentToolkit } from '@posthog/agent-toolkit/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolkitAgent, type ToolkitAgent } from '../helpers/agent-toolkit.js';
 import { type EventRow, insertEvents } from '../helpers/events-insert.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 
@@ -9,44 +9,16 @@ import { backend, type Harness, startHarness } from '../helpers/harness.js';
  * an assistant uses to create, launch, read results of, change and delete an experiment.
  */
 let h: Harness;
-let context: ReturnType<PostHogAgentToolkit['getContext']>;
-let tools: Awaited<ReturnType<typeof getToolsFromContext>>;
+let agent: ToolkitAgent;
 
 beforeAll(async () => {
   h = await startHarness();
   const url = await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const agent = await h.user({
-    organizationId: h.boot.organization_id,
-    key: {
-      scopes: [
-        'experiment:write',
-        'feature_flag:write',
-        'query:read',
-        'project:read',
-        'organization:read',
-        'user:read',
-      ],
-      scoped_teams: [h.boot.project_id],
-      scoped_organizations: [h.boot.organization_id],
-    },
-  });
-  const toolkit = new PostHogAgentToolkit({ posthogApiToken: agent.key, posthogApiBaseUrl: url });
-  context = toolkit.getContext();
-  tools = await getToolsFromContext(context);
+  agent = await startToolkitAgent(h, url, ['experiment:write', 'feature_flag:write']);
 }, 60_000);
 afterAll(async () => h?.close());
 
-async function call(name: string, params: unknown) {
-  const tool = tools.find((t) => t.name === name);
-  if (!tool) throw new Error(`tool ${name} not offered`);
-  const out = (await tool.handler(context, tool.schema.parse(params))) as { content: { text: string }[] };
-  const text = out.content[0]?.text ?? 'null';
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
+const call = (name: string, params: unknown) => agent.call(name, params);
 
 describe(`@posthog/agent-toolkit experiment tools against Burrow (${backend})`, () => {
   it('creates and launches an experiment, reads its exposures and results, updates and deletes it', async () => {

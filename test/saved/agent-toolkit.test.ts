@@ -1,5 +1,5 @@
-import { getToolsFromContext, PostHogAgentToolkit } from '@posthog/agent-toolkit/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolkitAgent, type ToolkitAgent } from '../helpers/agent-toolkit.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { capture, uuid } from '../helpers/query-lists.js';
 
@@ -9,8 +9,7 @@ import { capture, uuid } from '../helpers/query-lists.js';
  */
 let h: Harness;
 let project: number;
-let context: ReturnType<PostHogAgentToolkit['getContext']>;
-let tools: Awaited<ReturnType<typeof getToolsFromContext>>;
+let agent: ToolkitAgent;
 
 const NOW = new Date();
 const trends = {
@@ -32,40 +31,15 @@ beforeAll(async () => {
     { event: 'toolkit_event', distinct_id: 'b', timestamp: at, uuid: uuid() },
   ]);
   const url = await h.app.listen({ host: '127.0.0.1', port: 0 });
-  // Restricted to this project and organization: the toolkit needs both lists (an unrestricted key
-  // answers them as null until the personal API key serialisation fix is merged).
-  const agent = await h.user({
-    organizationId: h.boot.organization_id,
-    key: {
-      scopes: [
-        'insight:write',
-        'dashboard:write',
-        'query:read',
-        'project:read',
-        'organization:read',
-        'user:read',
-      ],
-      scoped_teams: [project],
-      scoped_organizations: [h.boot.organization_id],
-    },
-  });
-  const toolkit = new PostHogAgentToolkit({ posthogApiToken: agent.key, posthogApiBaseUrl: url });
-  context = toolkit.getContext();
-  tools = await getToolsFromContext(context);
+  agent = await startToolkitAgent(h, url, ['insight:write', 'dashboard:write']);
 }, 60_000);
 afterAll(async () => h?.close());
 
-/** Calls a tool the way the MCP server does: arguments parsed by its schema, then its handler. */
-async function call(name: string, params: unknown) {
-  const tool = tools.find((t) => t.name === name);
-  if (!tool) throw new Error(`tool ${name} not offered (have: ${tools.map((t) => t.name).join(', ')})`);
-  const out = (await tool.handler(context, tool.schema.parse(params))) as { content: { text: string }[] };
-  return JSON.parse(out.content[0]?.text ?? 'null');
-}
+const call = (name: string, params: unknown) => agent.call(name, params);
 
 describe('@posthog/agent-toolkit against Burrow', () => {
   it('starts and offers its insight, dashboard and query tools', () => {
-    const names = tools.map((t) => t.name);
+    const names = agent.tools.map((t) => t.name);
     for (const n of [
       'query-run',
       'insight-create-from-query',
