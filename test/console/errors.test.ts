@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
 import { type ConsoleBrowser, startConsoleBrowser } from '../helpers/console-browser.js';
 import { backend, type Harness } from '../helpers/harness.js';
+import { sendRecordings } from '../helpers/recordings.js';
 
 if (!hasChromium) console.warn(`console-errors: skipped, no Chromium at ${CHROMIUM}`);
 
@@ -15,12 +16,19 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
   let base: string;
   let browser: Browser;
 
-  const exception = (type: string, value: string, fn: string, ago: number) => ({
+  const exception = (
+    type: string,
+    value: string,
+    fn: string,
+    ago: number,
+    who = 'ada',
+    session = 'session-1',
+  ) => ({
     event: '$exception',
-    distinct_id: 'ada',
+    distinct_id: who,
     timestamp: new Date(Date.now() - ago * 60_000).toISOString(),
     properties: {
-      $session_id: 'session-1',
+      $session_id: session,
       $exception_list: [
         {
           type,
@@ -56,11 +64,15 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
     const batch = [
       exception('TypeError', '<img src=x onerror="window.pwned=1"> is not a function', 'applyCoupon', 30),
       exception('TypeError', 'x is not a function', 'applyCoupon', 20),
-      exception('TypeError', 'y is not a function', 'applyCoupon', 10),
+      exception('TypeError', 'y is not a function', 'applyCoupon', 10, 'bob', 'session-2'),
       exception('RangeError', 'too deep', 'recurse', 5),
     ];
     const res = await h.request('POST', '/batch/', { body: { api_key: h.boot.project_api_key, batch } });
     expect(res.statusCode).toBe(200);
+    // Session 1 was recorded, session 2 was not: only the first links to a recording.
+    await sendRecordings(h, [
+      { sessionId: 'session-1', distinctId: 'ada', start: Date.now() - 31 * 60_000, durationMs: 5_000 },
+    ]);
   });
   afterAll(async () => c?.close());
 
@@ -92,6 +104,19 @@ describe.skipIf(!hasChromium)(`console errors (${backend})`, () => {
       await page.getByRole('heading', { name: 'TypeError', exact: true }).waitFor();
       await page.getByText('applyCoupon (/app/src/checkout.js:42)').waitFor();
       await page.getByText('3 occurrences').waitFor();
+      // Who and which sessions it hit, the most recent first; a recorded session links to its recording.
+      const affected = page.locator('section[aria-labelledby="affected-heading"]');
+      await affected.getByRole('link', { name: 'bob' }).waitFor({ timeout: 15_000 });
+      expect(await affected.getByRole('row').allInnerTexts()).toEqual([
+        expect.stringMatching(/^Person\s+Session\s+Occurrences\s+Last seen$/),
+        expect.stringMatching(/^bob\s+session-2 \(no recording\)\s+1\s/),
+        expect.stringMatching(/^ada\s+▶ session-1\s+2\s/),
+      ]);
+      const watch = affected.getByRole('link', { name: 'Watch the recording of session session-1' });
+      expect(await watch.getAttribute('href')).toBe('/recordings/session-1');
+      expect(await affected.getByRole('link', { name: 'ada' }).getAttribute('href')).toMatch(
+        /^\/people\/[0-9a-f-]{36}$/,
+      );
       // The occurrences chart: per day over the week, per hour over the last day, by keyboard.
       await page.getByText('3 in the last 7 days, per day').waitFor({ timeout: 10_000 });
       const chart = page.getByRole('application', { name: /Occurrences per day, last 7 days/ });

@@ -5,6 +5,7 @@ import { Chart } from '../../components/chart';
 import { ErrorNote } from '../../components/error-note';
 import { ListTable } from '../../components/list-table';
 import { useSession } from '../../session';
+import { AffectedSessions } from './affected';
 import { RulesSection } from './rules';
 
 interface Issue {
@@ -279,7 +280,6 @@ export function ErrorIssuePage() {
   if (!issue) return <p class="page">No occurrences of this issue in the last 30 days.</p>;
   const sample = JSON.parse(issue.last_event?.properties ?? issue.first_event?.properties ?? '{}') as {
     $exception_list?: { type: string; value: string; stacktrace?: { frames: Frame[] } }[];
-    $session_id?: string;
   };
   return (
     <div class="page">
@@ -312,9 +312,6 @@ export function ErrorIssuePage() {
           {issue.aggregations?.sessions} sessions
         </span>
         <Sparkline values={issue.aggregations?.volumeRange ?? []} />
-        {sample.$session_id && (
-          <a href={`/recordings/${encodeURIComponent(sample.$session_id)}`}>Recording</a>
-        )}
         {saveError ? <ErrorNote error={saveError} /> : null}
       </section>
       <OccurrencesChart id={issue.id} />
@@ -346,6 +343,7 @@ export function ErrorIssuePage() {
           </section>
         );
       })}
+      <AffectedSessions projectId={team.id} issueId={issue.id} />
     </div>
   );
 }
