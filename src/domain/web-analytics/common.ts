@@ -138,7 +138,10 @@ export function checkGoal(node: WebNode): void {
       g.customEventName.length === 0 ||
       g.customEventName.length > 400)
   )
-    throw invalid('conversionGoal.customEventName must be a non-empty string of at most 400 characters', 'conversionGoal__customEventName');
+    throw invalid(
+      'conversionGoal.customEventName must be a non-empty string of at most 400 characters',
+      'conversionGoal__customEventName',
+    );
 }
 
 /**

@@ -87,7 +87,9 @@ const SPECIAL = ['PreviousPage', 'FrustrationMetrics', 'ExitClick'];
  * rows; sessions without one are left out.
  */
 function exitClickRows(p: ReturnType<typeof periods>, goal: boolean): string {
-  const conv = goal ? ', s.conversion_count AS conversion_count, s.conversion_person_id AS conversion_person_id' : '';
+  const conv = goal
+    ? ', s.conversion_count AS conversion_count, s.conversion_person_id AS conversion_person_id'
+    : '';
   return `SELECT s.person_id AS person_id, s.session_id AS session_id, s.views AS views, s.duration AS duration,
       s.bounce AS bounce, s.start AS start, c.url AS breakdown_value${conv}
     FROM (${sessionRows(p, { goal })}) AS s
@@ -144,7 +146,12 @@ export function checkStatsNode(node: StatsNode): StatsNode {
   }
   if (node.limit != null && (!Number.isInteger(node.limit) || node.limit < 1 || node.limit > 10000))
     throw invalid('limit must be an integer from 1 to 10000', 'limit');
-  for (const flag of ['includeBounceRate', 'includeScrollDepth', 'includeAvgTimeOnPage', 'doPathCleaning'] as const)
+  for (const flag of [
+    'includeBounceRate',
+    'includeScrollDepth',
+    'includeAvgTimeOnPage',
+    'doPathCleaning',
+  ] as const)
     if (node[flag] != null && typeof node[flag] !== 'boolean')
       throw invalid(`${flag} must be a boolean`, flag);
   if (node.offset != null && (!Number.isInteger(node.offset) || node.offset < 0))
@@ -199,7 +206,11 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
   const rows =
     node.breakdownBy === 'ExitClick'
       ? exitClickRows(p, goal !== null)
-      : sessionRows(p, { select: '{bd} AS breakdown_value', groupBy: 'breakdown_value', goal: goal !== null });
+      : sessionRows(p, {
+          select: '{bd} AS breakdown_value',
+          groupBy: 'breakdown_value',
+          goal: goal !== null,
+        });
   const text = `SELECT breakdown_value,
       uniqIf(person_id, ${cur}) AS c_visitors, uniqIf(person_id, ${prev}) AS p_visitors,
       ${metrics}
@@ -219,7 +230,10 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
   });
   // Scroll depth: PostHog adds it to the Page table with bounce rate.
   const scroll =
-    !goal && node.includeScrollDepth === true && node.includeBounceRate === true && node.breakdownBy === 'Page'
+    !goal &&
+    node.includeScrollDepth === true &&
+    node.includeBounceRate === true &&
+    node.breakdownBy === 'Page'
       ? await scrollDepth(node, ctx, p, rules)
       : null;
   const times = avgTime ? await timeOnPage(node, ctx, p, rules) : null;
@@ -247,8 +261,16 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
   const col = (c: string) => `context.columns.${c}`;
   const [columns, types] = goal
     ? [
-        ['breakdown_value', 'visitors', 'total_conversions', 'unique_conversions', 'conversion_rate'].map(col),
-        ['String', 'Tuple(UInt64, UInt64)', 'Tuple(UInt64, UInt64)', 'Tuple(UInt64, UInt64)', 'Tuple(Float64, Float64)'],
+        ['breakdown_value', 'visitors', 'total_conversions', 'unique_conversions', 'conversion_rate'].map(
+          col,
+        ),
+        [
+          'String',
+          'Tuple(UInt64, UInt64)',
+          'Tuple(UInt64, UInt64)',
+          'Tuple(UInt64, UInt64)',
+          'Tuple(Float64, Float64)',
+        ],
       ]
     : [
         [
@@ -305,7 +327,10 @@ async function timeOnPage(
     GROUP BY breakdown_value`;
   const run = await runSelect(parseSelect(text), ctx, {
     modifiers: node.modifiers,
-    exprs: { filters: scrollFilters(node, ctx), bd: cleanedPath('properties.$prev_pageview_pathname', rules) },
+    exprs: {
+      filters: scrollFilters(node, ctx),
+      bd: cleanedPath('properties.$prev_pageview_pathname', rules),
+    },
   });
   return new Map(run.rows.map((r) => [JSON.stringify(r[0]), r.slice(1).map(num)]));
 }

@@ -4,7 +4,17 @@ import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
 import { runSelect } from '../query/run-select.js';
-import { checkWebNode, filterExpr, invalid, num, periodConds, periods, sessionRows, type WebNode } from './common.js';
+import { isoDateTimeColumns } from '../query/values.js';
+import {
+  checkWebNode,
+  filterExpr,
+  invalid,
+  num,
+  periodConds,
+  periods,
+  sessionRows,
+  type WebNode,
+} from './common.js';
 
 /** PostHog's WebTrendsMetric values and the per-bucket aggregate over session rows for each. */
 const METRICS: Record<string, string> = {
@@ -66,6 +76,8 @@ export async function runWebTrends(node: TrendsNode, ctx: RunnerContext): Promis
     modifiers: node.modifiers,
     exprs: { filters: filterExpr(node, ctx) },
   });
+  // Buckets as PostHog's JSON shows a DateTime: ISO 8601 with the offset (a week or month is a Date).
+  isoDateTimeColumns(run.rows, run.types, run.timezone);
   const results = run.rows.map((r) => ({
     bucket: String(r[0]),
     metrics: Object.fromEntries(metrics.map((m, i) => [m, num(r[i + 1]) ?? 0])),
