@@ -124,7 +124,15 @@ describe('WebStatsTableQuery with a conversion goal', () => {
       WHERE v IS NOT NULL AND ((${cur}) OR (${prev})) GROUP BY v HAVING uniqIf(pid, ${cur}) > 0 ORDER BY v`);
   const expected = (rows: unknown[][]) =>
     rows.map((r) => {
-      const [v, cv, pv, cc, pc, cu, pu] = [r[0], ...r.slice(1).map(Number)] as [unknown, ...number[]];
+      const [cv, pv, cc, pc, cu, pu] = r.slice(1).map(Number) as [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
+      const v = r[0];
       return [v, [cv, pv], [cc, pc], [cu, pu], [cv ? cu / cv : null, pv ? pu / pv : null]];
     });
   const table = async (node: Record<string, unknown>) =>
@@ -162,6 +170,18 @@ describe('WebStatsTableQuery with a conversion goal', () => {
       expect(keys).toEqual(sorted);
     }
     expect(want.find((r) => r[0] === '/pricing')![2]).not.toEqual([0, 0]);
+    // ExitClick joins the outbound clicks to the same session rows: no clicks here, no rows.
+    const exits = await table({ breakdownBy: 'ExitClick', conversionGoal: { actionId } });
+    expect(exits.columns).toHaveLength(5);
+    expect(exits.results).toEqual([]);
+    // An order field whose column the answer lacks falls back to the default order, as PostHog.
+    const fallback = await table({
+      breakdownBy: 'Page',
+      conversionGoal: { customEventName: 'signed_up' },
+      orderBy: ['Errors', 'ASC'],
+    });
+    const plain = await table({ breakdownBy: 'Page', conversionGoal: { customEventName: 'signed_up' } });
+    expect(fallback.results).toEqual(plain.results);
   });
 
   it('breaks down by the entry referrer URL, ordered by conversion rate on request', async () => {
@@ -293,13 +313,13 @@ describe('WebTrendsQuery', () => {
     })) as unknown as { results: { bucket: string; metrics: Record<string, number> }[] };
     expect(out.results).toHaveLength(1);
     expect(Object.keys(out.results[0]!.metrics)).toEqual(['UniqueUsers']);
-    const [[visitors]] = (await hogql(`SELECT uniq(pid) FROM (
+    const [row] = (await hogql(`SELECT uniq(pid) FROM (
         SELECT e.pid AS pid, st.s_start AS s_start FROM (
           SELECT $session_id AS sid, any(person_id) AS pid FROM events
           WHERE event = '$pageview' AND properties.$pathname = '/pricing' AND $session_id != ''
             AND timestamp >= ${CUR[0]} AND timestamp < ${CUR[1]} GROUP BY sid) AS e
         JOIN (${STARTS}) AS st ON e.sid = st.sid) WHERE ${cur}`)) as unknown[][];
-    expect(out.results[0]!.metrics.UniqueUsers).toBe(Number(visitors));
+    expect(out.results[0]!.metrics.UniqueUsers).toBe(Number(row?.[0]));
   });
 });
 
