@@ -338,7 +338,7 @@ describe('sampling', () => {
 
 describe('bad input', () => {
   it.each([
-    [{ conversionGoal: { actionId: 1, customEventName: 'signed_up' } }, 'query__conversionGoal'],
+    [{ conversionGoal: { actionId: null, customEventName: null } }, 'query__conversionGoal'],
     [{ conversionGoal: { customEventName: '' } }, 'query__conversionGoal__customEventName'],
     [{ conversionGoal: { customEventName: 'x', color: 'red' } }, 'query__conversionGoal'],
     [{ conversionGoal: { actionId: true } }, 'query__conversionGoal__actionId'],
@@ -358,6 +358,21 @@ describe('bad input', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ type: 'validation_error', code: 'invalid_input', attr });
+  });
+
+  it('a goal naming both an existing action and a custom event is a 400', async () => {
+    const made = await h.request('POST', `/api/projects/${project}/actions/`, {
+      body: { name: 'Any pageview', steps: [{ event: '$pageview' }] },
+    });
+    expect(made.statusCode).toBe(201);
+    const res = await query(h, project, {
+      kind: 'WebStatsTableQuery',
+      properties: [],
+      breakdownBy: 'Page',
+      conversionGoal: { actionId: made.json().id, customEventName: 'signed_up' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_input', attr: 'query__conversionGoal' });
   });
 
   it('an unknown breakdown lists the supported ones', async () => {
