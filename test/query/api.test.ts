@@ -158,11 +158,11 @@ describe('POST /query HogQLQuery', () => {
     const tomato = await post({ query: { kind: 'Tomato Soup' } });
     expect(tomato.statusCode).toBe(400);
     expect(tomato.json().code).toBe('parse_error');
-    const unsupported = await post({ query: { kind: 'WebTrendsQuery' } });
+    const unsupported = await post({ query: { kind: 'WebPageURLSearchQuery' } });
     expect(unsupported.json()).toMatchObject({
       code: 'invalid_input',
       detail:
-        'Unsupported query kind: WebTrendsQuery. Kinds this server runs: HogQLQuery, EventsQuery, ActorsQuery, SessionsQuery, TracesQuery, TraceQuery, ErrorTrackingQuery, ErrorTrackingIssueCorrelationQuery, TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery, PathsQuery, WebOverviewQuery, WebStatsTableQuery, WebExternalClicksTableQuery, WebGoalsQuery, WebVitalsQuery, WebVitalsPathBreakdownQuery, SessionAttributionExplorerQuery, ExperimentExposureQuery, ExperimentQuery, HogQLMetadata, DatabaseSchemaQuery, DataTableNode, DataVisualizationNode, InsightVizNode.',
+        'Unsupported query kind: WebPageURLSearchQuery. Kinds this server runs: HogQLQuery, EventsQuery, ActorsQuery, SessionsQuery, TracesQuery, TraceQuery, ErrorTrackingQuery, ErrorTrackingIssueCorrelationQuery, TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery, PathsQuery, WebOverviewQuery, WebStatsTableQuery, WebTrendsQuery, WebExternalClicksTableQuery, WebGoalsQuery, WebVitalsQuery, WebVitalsPathBreakdownQuery, SessionAttributionExplorerQuery, ExperimentExposureQuery, ExperimentQuery, HogQLMetadata, DatabaseSchemaQuery, DataTableNode, DataVisualizationNode, InsightVizNode.',
     });
     expect((await post({})).statusCode).toBe(400);
     expect((await post(hogql('SELECT 1', { refresh: 'sometimes' }))).statusCode).toBe(400);

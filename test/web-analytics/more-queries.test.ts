@@ -528,10 +528,7 @@ describe('bad input', () => {
     [{ kind: 'WebGoalsQuery', properties: [], orderBy: 'up' }, 'query__orderBy'],
     [{ kind: 'SessionAttributionExplorerQuery', groupBy: ['Planet'] }, 'query__groupBy'],
     [{ kind: 'SessionAttributionExplorerQuery', groupBy: [], limit: 0 }, 'query__limit'],
-    [
-      { kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'InitialReferringURL' },
-      'query__breakdownBy',
-    ],
+    [{ kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'NextPage' }, 'query__breakdownBy'],
     [
       { kind: 'WebStatsTableQuery', properties: [], breakdownBy: 'Page', doPathCleaning: 'yes' },
       'query__doPathCleaning',

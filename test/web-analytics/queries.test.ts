@@ -440,7 +440,7 @@ describe('bad input', () => {
     [{ kind: 'WebOverviewQuery', properties: [], conversionGoal: {} }, 'query__conversionGoal'],
     [
       { kind: 'WebOverviewQuery', properties: [], conversionGoal: { customEventName: 7 } },
-      'query__conversionGoal',
+      'query__conversionGoal__customEventName',
     ],
   ])('%j is a 400 in PostHog shape', async (node, attr) => {
     const res = await query(h, project, node);

@@ -2,7 +2,7 @@ import { ApiError } from '../../errors.js';
 import { compare, constant, type Expr, field } from '../../hogql/ast.js';
 import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-filters.js';
 import { actionToExpr } from '../actions/predicate.js';
-import { resolvedAction } from '../actions/resolve.js';
+import { RESOLVED, resolvedAction } from '../actions/resolve.js';
 import type { RunnerContext } from '../query/context.js';
 import { type DateRangeInput, resolveDateRange } from '../time/date-range.js';
 
@@ -31,6 +31,7 @@ export function checkWebNode(node: WebNode): void {
   if (node.filterTestAccounts != null && typeof node.filterTestAccounts !== 'boolean')
     throw invalid('filterTestAccounts must be a boolean', 'filterTestAccounts');
   checkGoal(node);
+  checkSampling(node);
 }
 
 const utc = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
@@ -115,18 +116,59 @@ export function goalExpr(node: WebNode): Expr | null {
   return actionToExpr(resolvedAction(g, 'conversionGoal__actionId').steps);
 }
 
+/**
+ * `conversionGoal` is PostHog's ActionConversionGoal `{actionId}` or CustomEventConversionGoal
+ * `{customEventName}`: exactly one of them, nothing else (the action id's own checks and the
+ * unknown-action 400 come from resolveActions, which embeds the action under RESOLVED).
+ */
 export function checkGoal(node: WebNode): void {
   const g = node.conversionGoal as Record<string, unknown> | null | undefined;
   if (g == null) return;
-  const ok =
-    typeof g === 'object' &&
-    !Array.isArray(g) &&
-    ((typeof g.customEventName === 'string' &&
-      g.customEventName.length > 0 &&
-      g.customEventName.length <= 400) ||
-      (g.actionId != null && g.customEventName === undefined));
-  if (!ok)
-    throw invalid('conversionGoal must be {customEventName: string} or {actionId: number}', 'conversionGoal');
+  const shape = 'conversionGoal must be {customEventName: string} or {actionId: integer}, not both';
+  if (typeof g !== 'object' || Array.isArray(g)) throw invalid(shape, 'conversionGoal');
+  const extra = Object.keys(g).filter((k) => k !== 'actionId' && k !== 'customEventName' && k !== RESOLVED);
+  if (extra.length > 0)
+    throw invalid(`conversionGoal has unknown field ${JSON.stringify(extra[0])}`, 'conversionGoal');
+  const hasAction = g.actionId != null;
+  const hasEvent = g.customEventName != null;
+  if (hasAction === hasEvent) throw invalid(shape, 'conversionGoal');
+  if (
+    hasEvent &&
+    (typeof g.customEventName !== 'string' ||
+      g.customEventName.length === 0 ||
+      g.customEventName.length > 400)
+  )
+    throw invalid(
+      'conversionGoal.customEventName must be a non-empty string of at most 400 characters',
+      'conversionGoal__customEventName',
+    );
+}
+
+/**
+ * `sampling: {enabled, forceSamplingRate: {numerator, denominator}}`, PostHog's shape. Burrow
+ * reads every event (chDB answers these at full resolution fast enough), so the answer's
+ * `samplingRate` is always 1; the shape is still checked.
+ */
+export function checkSampling(node: WebNode): void {
+  const s = node.sampling as Record<string, unknown> | null | undefined;
+  if (s == null) return;
+  if (typeof s !== 'object' || Array.isArray(s)) throw invalid('sampling must be an object', 'sampling');
+  if (s.enabled != null && typeof s.enabled !== 'boolean')
+    throw invalid('sampling.enabled must be a boolean', 'sampling__enabled');
+  const r = s.forceSamplingRate as Record<string, unknown> | null | undefined;
+  if (r == null) return;
+  const positive = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+  if (
+    typeof r !== 'object' ||
+    Array.isArray(r) ||
+    !positive(r.numerator) ||
+    (r.denominator != null && !positive(r.denominator)) ||
+    (r.numerator as number) > ((r.denominator as number | undefined) ?? 1)
+  )
+    throw invalid(
+      'sampling.forceSamplingRate must be {numerator, denominator} with 0 < numerator <= denominator',
+      'sampling__forceSamplingRate',
+    );
 }
 
 export const num = (v: unknown): number | null => {

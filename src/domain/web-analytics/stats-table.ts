@@ -10,6 +10,7 @@ import {
   at_,
   checkWebNode,
   filterExpr,
+  goalExpr,
   invalid,
   num,
   periodConds,
@@ -29,6 +30,8 @@ export const BREAKDOWNS: Record<string, string> = {
   InitialPage: ses('$entry_pathname'),
   ExitPage: ses('$end_pathname'),
   InitialReferringDomain: ses('$entry_referring_domain'),
+  // PostHog reads the session's entry referrer from the event (posthog-js sets it on every event).
+  InitialReferringURL: `cutQueryStringAndFragment(${prop('$session_entry_referrer')})`,
   InitialUTMSource: ses('$entry_utm_source'),
   InitialUTMMedium: ses('$entry_utm_medium'),
   InitialUTMCampaign: ses('$entry_utm_campaign'),
@@ -83,10 +86,13 @@ const SPECIAL = ['PreviousPage', 'FrustrationMetrics', 'ExitClick'];
  * which Burrow's sessions do not keep), from the clicks in the window, joined to the per-session
  * rows; sessions without one are left out.
  */
-function exitClickRows(p: ReturnType<typeof periods>): string {
+function exitClickRows(p: ReturnType<typeof periods>, goal: boolean): string {
+  const conv = goal
+    ? ', s.conversion_count AS conversion_count, s.conversion_person_id AS conversion_person_id'
+    : '';
   return `SELECT s.person_id AS person_id, s.session_id AS session_id, s.views AS views, s.duration AS duration,
-      s.bounce AS bounce, s.start AS start, c.url AS breakdown_value
-    FROM (${sessionRows(p)}) AS s
+      s.bounce AS bounce, s.start AS start, c.url AS breakdown_value${conv}
+    FROM (${sessionRows(p, { goal })}) AS s
     JOIN (SELECT $session_id AS sid, argMax(toString(properties.$external_click_url), timestamp) AS url
       FROM events
       WHERE ${CLICKS} AND $session_id IS NOT NULL AND $session_id != ''
@@ -94,19 +100,35 @@ function exitClickRows(p: ReturnType<typeof periods>): string {
       GROUP BY sid) AS c ON s.session_id = c.sid`;
 }
 
-/** PostHog's breakdowns Burrow does not answer yet: a clear 400 naming them. */
-const KNOWN_UNSUPPORTED = ['InitialReferringURL'];
-
-const ORDER_FIELDS: Record<string, string> = {
+/**
+ * PostHog's WebAnalyticsOrderByFields and the column each sorts by here; as PostHog, a field
+ * whose column this answer does not have falls back to the default order.
+ */
+const ORDER_FIELDS: Record<string, string | null> = {
   Visitors: 'c_visitors',
   Views: 'c_views',
   BounceRate: 'c_bounce',
+  AvgTimeOnPage: null,
+  Clicks: null,
+  AverageScrollPercentage: null,
+  ScrollGt80Percentage: null,
+  TotalConversions: 'c_conv',
+  UniqueConversions: 'c_uconv',
+  ConversionRate: 'c_rate',
+  ConvertingUsers: null,
+  RageClicks: null,
+  DeadClicks: null,
+  Errors: null,
 };
+/** The sort columns each shape of answer has. */
+const PLAIN_ORDER = new Set(['c_visitors', 'c_views', 'c_bounce']);
+const GOAL_ORDER = new Set(['c_visitors', 'c_conv', 'c_uconv', 'c_rate']);
 
 interface StatsNode extends WebNode {
   breakdownBy: string;
   includeBounceRate?: boolean;
   includeScrollDepth?: boolean;
+  includeAvgTimeOnPage?: boolean;
   doPathCleaning?: boolean;
   orderBy?: unknown;
   limit?: number;
@@ -117,15 +139,19 @@ export function checkStatsNode(node: StatsNode): StatsNode {
   checkWebNode(node);
   const b = node.breakdownBy;
   if (typeof b !== 'string' || (!Object.hasOwn(BREAKDOWNS, b) && !SPECIAL.includes(b))) {
-    const why = KNOWN_UNSUPPORTED.includes(String(b)) ? 'is not supported yet' : 'is not a WebStatsBreakdown';
     throw invalid(
-      `breakdownBy ${JSON.stringify(b ?? null)} ${why}. Supported: ${[...Object.keys(BREAKDOWNS), ...SPECIAL].join(', ')}.`,
+      `breakdownBy ${JSON.stringify(b ?? null)} is not a WebStatsBreakdown. Supported: ${[...Object.keys(BREAKDOWNS), ...SPECIAL].join(', ')}.`,
       'breakdownBy',
     );
   }
   if (node.limit != null && (!Number.isInteger(node.limit) || node.limit < 1 || node.limit > 10000))
     throw invalid('limit must be an integer from 1 to 10000', 'limit');
-  for (const flag of ['includeBounceRate', 'includeScrollDepth', 'doPathCleaning'] as const)
+  for (const flag of [
+    'includeBounceRate',
+    'includeScrollDepth',
+    'includeAvgTimeOnPage',
+    'doPathCleaning',
+  ] as const)
     if (node[flag] != null && typeof node[flag] !== 'boolean')
       throw invalid(`${flag} must be a boolean`, flag);
   if (node.offset != null && (!Number.isInteger(node.offset) || node.offset < 0))
@@ -145,7 +171,9 @@ export function checkStatsNode(node: StatsNode): StatsNode {
 
 /**
  * WebStatsTableQuery: visitors, views (and bounce rate) per breakdown value, each as a
- * (current, previous) pair, for sessions that started in the period.
+ * (current, previous) pair, for sessions that started in the period. With a `conversionGoal`
+ * the columns are PostHog's conversion set instead: visitors, total conversions (goal events),
+ * unique conversions (persons with one) and the conversion rate (unique conversions / visitors).
  */
 export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Promise<QueryResult> {
   const p = periods(node, ctx);
@@ -154,62 +182,119 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
   const offset = node.offset ?? 0;
   const rules = node.doPathCleaning === true ? pathCleaningOf(ctx) : [];
   if (node.breakdownBy === 'FrustrationMetrics') return runFrustration(node, ctx, rules);
-  const [orderField, orderDir] = (node.orderBy as [string, string] | undefined) ?? ['Visitors', 'DESC'];
+  const goal = goalExpr(node);
+  // PostHog's Page table with average time on page always carries the bounce rate too.
+  const avgTime = !goal && node.breakdownBy === 'Page' && node.includeAvgTimeOnPage === true;
+  const bounce = !goal && (node.includeBounceRate === true || avgTime);
+  const defaults = goal ? ['c_uconv', 'c_conv', 'c_visitors'] : ['c_visitors', 'c_views'];
+  const [orderField, orderDir] = (node.orderBy as [string, string] | undefined) ?? [null, 'DESC'];
+  const wanted = orderField ? ORDER_FIELDS[orderField] : null;
+  const first = wanted && (goal ? GOAL_ORDER : PLAIN_ORDER).has(wanted) ? wanted : null;
   const order = [
-    `${ORDER_FIELDS[orderField]} ${orderDir}`,
-    ...['c_visitors DESC', 'c_views DESC'].filter((o) => !o.startsWith(ORDER_FIELDS[orderField] as string)),
+    ...(first ? [`${first} ${orderDir}`] : []),
+    ...defaults.filter((c) => c !== first).map((c) => `${c} DESC`),
     'breakdown_value ASC',
   ];
+  const rate = (u: string, v: string) => `if(${v} = 0, NULL, ${u} / ${v})`;
+  const metrics = goal
+    ? `sumIf(conversion_count, ${cur}) AS c_conv, sumIf(conversion_count, ${prev}) AS p_conv,
+      uniqIf(conversion_person_id, ${cur}) AS c_uconv, uniqIf(conversion_person_id, ${prev}) AS p_uconv,
+      ${rate(`uniqIf(conversion_person_id, ${cur})`, `uniqIf(person_id, ${cur})`)} AS c_rate,
+      ${rate(`uniqIf(conversion_person_id, ${prev})`, `uniqIf(person_id, ${prev})`)} AS p_rate`
+    : `sumIf(views, ${cur}) AS c_views, sumIf(views, ${prev}) AS p_views,
+      avgIf(bounce, ${cur}) AS c_bounce, avgIf(bounce, ${prev}) AS p_bounce`;
+  const rows =
+    node.breakdownBy === 'ExitClick'
+      ? exitClickRows(p, goal !== null)
+      : sessionRows(p, {
+          select: '{bd} AS breakdown_value',
+          groupBy: 'breakdown_value',
+          goal: goal !== null,
+        });
   const text = `SELECT breakdown_value,
       uniqIf(person_id, ${cur}) AS c_visitors, uniqIf(person_id, ${prev}) AS p_visitors,
-      sumIf(views, ${cur}) AS c_views, sumIf(views, ${prev}) AS p_views,
-      avgIf(bounce, ${cur}) AS c_bounce, avgIf(bounce, ${prev}) AS p_bounce
-    FROM (${node.breakdownBy === 'ExitClick' ? exitClickRows(p) : sessionRows(p, { select: '{bd} AS breakdown_value', groupBy: 'breakdown_value' })})
+      ${metrics}
+    FROM (${rows})
     WHERE breakdown_value IS NOT NULL AND ((${cur}) OR (${prev}))
     GROUP BY breakdown_value
-    HAVING c_visitors > 0 OR c_views > 0
+    HAVING ${goal ? 'c_visitors > 0' : 'c_visitors > 0 OR c_views > 0'}
     ORDER BY ${order.join(', ')}
     LIMIT ${limit + 1} OFFSET ${offset}`;
   const run = await runSelect(parseSelect(text), ctx, {
     modifiers: node.modifiers,
-    exprs: { filters: filterExpr(node, ctx), bd: breakdownExpr(node.breakdownBy, rules) },
+    exprs: {
+      filters: filterExpr(node, ctx),
+      bd: breakdownExpr(node.breakdownBy, rules),
+      ...(goal ? { goal } : {}),
+    },
   });
   // Scroll depth: PostHog adds it to the Page table with bounce rate.
   const scroll =
-    node.includeScrollDepth === true && node.includeBounceRate === true && node.breakdownBy === 'Page'
+    !goal &&
+    node.includeScrollDepth === true &&
+    node.includeBounceRate === true &&
+    node.breakdownBy === 'Page'
       ? await scrollDepth(node, ctx, p, rules)
       : null;
+  const times = avgTime ? await timeOnPage(node, ctx, p, rules) : null;
   const compare = p.prevFrom !== null;
   const hasMore = run.rows.length > limit;
-  const rows = run.rows.slice(0, limit).map((r) => {
+  const results = run.rows.slice(0, limit).map((r) => {
     const n = r.map(num);
     const pair = (i: number, zero: boolean) => [
       n[i] ?? (zero ? 0 : null),
       compare ? (n[i + 1] ?? (zero ? 0 : null)) : null,
     ];
+    if (goal) return [r[0], pair(1, true), pair(3, true), pair(5, true), pair(7, false)];
     const out: unknown[] = [r[0], pair(1, true), pair(3, true)];
-    if (node.includeBounceRate) out.push(pair(5, false));
+    if (times) {
+      const t = times.get(JSON.stringify(r[0]));
+      out.push([t?.[0] ?? 0, compare ? (t?.[1] ?? 0) : null]);
+    }
+    if (bounce) out.push(pair(5, false));
     if (scroll) {
       const s = scroll.get(JSON.stringify(r[0])) ?? [null, null, null, null];
       out.push([s[0], compare ? s[1] : null], [s[2], compare ? s[3] : null]);
     }
     return out;
   });
-  const columns = ['context.columns.breakdown_value', 'context.columns.visitors', 'context.columns.views'];
-  if (node.includeBounceRate) columns.push('context.columns.bounce_rate');
-  if (scroll)
-    columns.push('context.columns.average_scroll_percentage', 'context.columns.scroll_gt80_percentage');
+  const col = (c: string) => `context.columns.${c}`;
+  const [columns, types] = goal
+    ? [
+        ['breakdown_value', 'visitors', 'total_conversions', 'unique_conversions', 'conversion_rate'].map(
+          col,
+        ),
+        [
+          'String',
+          'Tuple(UInt64, UInt64)',
+          'Tuple(UInt64, UInt64)',
+          'Tuple(UInt64, UInt64)',
+          'Tuple(Float64, Float64)',
+        ],
+      ]
+    : [
+        [
+          'breakdown_value',
+          'visitors',
+          'views',
+          ...(times ? ['avg_time_on_page'] : []),
+          ...(bounce ? ['bounce_rate'] : []),
+          ...(scroll ? ['average_scroll_percentage', 'scroll_gt80_percentage'] : []),
+        ].map(col),
+        [
+          'String',
+          'Tuple(UInt64, UInt64)',
+          'Tuple(UInt64, UInt64)',
+          ...(times ? ['Tuple(Float64, Float64)'] : []),
+          ...(bounce ? ['Tuple(Float64, Float64)'] : []),
+          ...(scroll ? ['Tuple(Float64, Float64)', 'Tuple(Float64, Float64)'] : []),
+        ],
+      ];
   return queryResponse(
     {
-      results: rows,
+      results,
       columns,
-      types: [
-        'String',
-        'Tuple(UInt64, UInt64)',
-        'Tuple(UInt64, UInt64)',
-        ...(node.includeBounceRate ? ['Tuple(Float64, Float64)'] : []),
-        ...(scroll ? ['Tuple(Float64, Float64)', 'Tuple(Float64, Float64)'] : []),
-      ],
+      types,
       hogql: run.hogql,
       samplingRate: { numerator: 1 },
       usedPreAggregatedTables: false,
@@ -217,6 +302,37 @@ export async function runWebStatsTable(node: StatsNode, ctx: RunnerContext): Pro
     { seconds: run.seconds, modifiers: node.modifiers },
     { hasMore, limit, offset },
   );
+}
+
+/**
+ * Average time on page, as PostHog defines it: the 90th percentile of `$prev_pageview_duration`
+ * (capped at a day) on the `$pageview`, `$pageleave` and `$screen` events that leave a page,
+ * per page left (`$prev_pageview_pathname`), each period by the event's own time; keyed by the
+ * JSON of the path.
+ */
+async function timeOnPage(
+  node: StatsNode,
+  ctx: RunnerContext,
+  p: ReturnType<typeof periods>,
+  rules: PathCleaning,
+): Promise<Map<string, (number | null)[]>> {
+  const inT = (a: Date, b: Date) => `timestamp >= ${at_(a)} AND timestamp < ${at_(b)}`;
+  const prevT = p.prevFrom ? inT(p.prevFrom, p.from) : 'false';
+  const text = `SELECT breakdown_value, quantileIf(0.9)(d, ${inT(p.from, p.to)}), quantileIf(0.9)(d, ${prevT})
+    FROM (SELECT {bd} AS breakdown_value, least(toFloat(properties.$prev_pageview_duration), 86400) AS d, timestamp
+      FROM events
+      WHERE event IN ('$pageview', '$pageleave', '$screen') AND properties.$prev_pageview_duration IS NOT NULL
+        AND ${inT(p.prevFrom ?? p.from, p.to)} AND {filters})
+    WHERE breakdown_value IS NOT NULL AND d IS NOT NULL
+    GROUP BY breakdown_value`;
+  const run = await runSelect(parseSelect(text), ctx, {
+    modifiers: node.modifiers,
+    exprs: {
+      filters: scrollFilters(node, ctx),
+      bd: cleanedPath('properties.$prev_pageview_pathname', rules),
+    },
+  });
+  return new Map(run.rows.map((r) => [JSON.stringify(r[0]), r.slice(1).map(num)]));
 }
 
 /** The query's filters for scroll rows: a `$pathname` filter reads the page being left instead. */
