@@ -200,9 +200,55 @@ describe.skipIf(!hasChromium)(`console destinations (${backend})`, () => {
       await p.screenshot({ path: `/tmp/destinations-${width}-${colorScheme}.png`, fullPage: true });
       expect(await lowContrast(p)).toEqual([]);
       // Nothing wider than the screen but what scrolls inside its own box (tables, code).
-      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow).toBeLessThanOrEqual(0);
+      const overflow = () => p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      await p.goto(`${base}/destinations`);
+      await p.getByText('0 failed').first().waitFor();
+      await p.screenshot({ path: `/tmp/destinations-list-${width}-${colorScheme}.png`, fullPage: true });
+      expect(await lowContrast(p)).toEqual([]);
+      expect(await overflow()).toBeLessThanOrEqual(0);
       await ctx.close();
     }
   }, 180_000);
+
+  it('keeps a secret input write-only: never sent to the page, kept on save, used by Test', async () => {
+    const project = h.boot.project_id;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await c.logIn(page);
+    await page.goto(`${base}/destinations/new`);
+    await page.getByRole('button', { name: 'Use Slack' }).click();
+    const secret = page.getByLabel('Incoming webhook URL (required)');
+    expect(await secret.getAttribute('type')).toBe('password');
+    await secret.fill(`${sink.url}/slack-secret-path`);
+    await page.getByLabel('Event name').fill('signed_up');
+    await page.getByRole('button', { name: 'Add event' }).click();
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    await page.getByRole('heading', { name: 'Slack', level: 1 }).waitFor();
+    const list = (await h.request('GET', `/api/projects/${project}/hog_functions/`)).json().results;
+    const slack = list.find((f: { template_id: string }) => f.template_id === 'template-slack');
+    expect(slack.inputs.webhook_url).toEqual({ secret: true });
+    // The page has no copy of the value: the field starts empty and says a value is saved.
+    await page.getByText(/A value is saved; it is never shown/).waitFor();
+    expect(await page.getByLabel('Incoming webhook URL').inputValue()).toBe('');
+    const preview = page.getByRole('region', { name: 'Request preview' });
+    await expect
+      .poll(async () => (await preview.count()) && (await preview.textContent()))
+      .toContain('POST ***');
+    expect(await page.content()).not.toContain('slack-secret-path');
+
+    // Another input changed and saved: the secret stays, and Test sends to it.
+    await page.getByLabel('Plain text message').fill('New signup: {event.event}');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.').waitFor();
+    const before = sink.received.length;
+    await page.getByRole('button', { name: 'Test', exact: true }).click();
+    await page.getByText('Test succeeded').waitFor();
+    await waitUntil('the Slack test', () => sink.received.length === before + 1);
+    const got = sink.received.at(-1)!;
+    expect(got.url).toBe('/slack-secret-path');
+    expect(JSON.parse(got.body).text).toBe('New signup: signed_up');
+    expect(await page.content()).not.toContain('slack-secret-path');
+    await context.close();
+  }, 120_000);
 });

@@ -217,7 +217,7 @@ function SavedDestination({ id }: { id: string }) {
       </div>
       <p class="muted small">{template?.name ?? fn.template_id}</p>
       {error !== null && <ErrorNote error={error} />}
-      <div class="row wrap">
+      <div class="row wrap" style={{ marginBottom: '1rem' }}>
         <button
           type="button"
           class={fn.enabled ? undefined : 'primary'}
