@@ -132,13 +132,13 @@ export function Logs({ base, tick }: { base: string; tick: number }) {
           empty="No log lines yet: they appear as events are delivered."
           columns={['Level', `Time (${zoneLabel(team.timezone)})`, 'Message']}
           rowKey={(l) => `${l.timestamp}-${l.instance_id}-${l.message}`}
-          tableClass="events logs"
+          tableClass="events logs stack"
           cells={(l) => (
             <>
               <td>
                 <span class={`level level-${l.level.toLowerCase()}`}>{l.level}</span>
               </td>
-              <td class="nowrap">{formatDateTime(l.timestamp, team.timezone)}</td>
+              <td>{formatDateTime(l.timestamp, team.timezone)}</td>
               <td class="message">{l.message}</td>
             </>
           )}

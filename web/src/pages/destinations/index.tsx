@@ -100,17 +100,17 @@ export function DestinationsPage() {
           empty="No destinations yet. A destination sends matching events to another tool as they arrive."
           columns={['Name', 'Template', 'Enabled', 'Deliveries (7 days)']}
           rowKey={(f) => f.id}
-          tableClass="events"
+          tableClass="events stack"
           cells={(f) => (
             <>
               <td>
                 <a href={`/destinations/${f.id}`}>{f.name}</a>
               </td>
-              <td>{templateName(f.template_id)}</td>
-              <td>
+              <td data-label="Template">{templateName(f.template_id)}</td>
+              <td data-label="Enabled">
                 <EnabledSwitch fn={f} onChanged={(n) => setChanged({ ...changed, [n.id]: n })} />
               </td>
-              <td>
+              <td data-label="Deliveries (7 days)">
                 <Totals fn={f} />
               </td>
             </>
