@@ -251,4 +251,51 @@ describe.skipIf(!hasChromium)(`console destinations (${backend})`, () => {
     expect(await page.content()).not.toContain('slack-secret-path');
     await context.close();
   }, 120_000);
+
+  it('a save from the page keeps what the page does not edit: Liquid templating, property filters', async () => {
+    const project = h.boot.project_id;
+    const path = `/api/projects/${project}/hog_functions/`;
+    const created = await h.request('POST', path, {
+      body: {
+        template_id: 'template-discord',
+        name: 'Liquid one',
+        inputs: {
+          webhookUrl: { value: `${sink.url}/liquid` },
+          content: {
+            value: '{{ event.event | upcase }} by {{ person.properties.email }}',
+            templating: 'liquid',
+          },
+        },
+        filters: {
+          events: [{ id: 'signed_up', type: 'events' }],
+          properties: [{ key: 'plan', value: 'scale', operator: 'exact', type: 'event' }],
+        },
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await c.logIn(page);
+    await page.goto(`${base}/destinations/${id}`);
+    // The preview renders the Liquid on the latest signed_up with plan scale: ada's.
+    const preview = page.getByRole('region', { name: 'Request preview' });
+    await expect
+      .poll(async () => (await preview.count()) && (await preview.textContent()), { timeout: 15_000 })
+      .toContain('SIGNED_UP by ada@example.com');
+    await page.getByText("This destination's action and property filters are kept").waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Liquid renamed');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.').waitFor();
+    const saved = (await h.request('GET', `${path}${id}/`)).json();
+    expect(saved.name).toBe('Liquid renamed');
+    expect(saved.inputs.content).toEqual({
+      value: '{{ event.event | upcase }} by {{ person.properties.email }}',
+      templating: 'liquid',
+    });
+    expect(saved.filters.properties).toEqual([
+      { key: 'plan', value: 'scale', operator: 'exact', type: 'event' },
+    ]);
+    await context.close();
+  }, 120_000);
 });

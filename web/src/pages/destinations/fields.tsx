@@ -35,26 +35,36 @@ export const setSecrets = (inputs: Record<string, StoredInput> = {}) =>
  * The inputs a save sends, and the fields that cannot be sent as typed (JSON that does not parse).
  * An empty secret that is set is sent as `{secret: true}`, which keeps the stored value.
  */
-export function inputsOf(schema: InputSchema[], values: FieldValues, secrets: Set<string>) {
+export function inputsOf(
+  schema: InputSchema[],
+  values: FieldValues,
+  secrets: Set<string>,
+  stored: Record<string, StoredInput> = {},
+) {
   const inputs: Record<string, StoredInput> = {};
   const errors: Record<string, string> = {};
   for (const item of schema) {
     const v = values[item.key];
+    // The page has no templating choice: an input set to Liquid through the API stays Liquid.
+    const templating = stored[item.key]?.templating;
     if (item.type === 'boolean') inputs[item.key] = { value: v === true };
     else if (item.type === 'dictionary') {
       const rows = (Array.isArray(v) ? v : []).filter(([k]) => k.trim() !== '');
-      inputs[item.key] = { value: Object.fromEntries(rows.map(([k, val]) => [k.trim(), val])) };
+      inputs[item.key] = {
+        value: Object.fromEntries(rows.map(([k, val]) => [k.trim(), val])),
+        ...(templating && { templating }),
+      };
     } else if (item.type === 'json') {
       const text = typeof v === 'string' ? v : '';
       if (text.trim() === '') continue;
       try {
-        inputs[item.key] = { value: JSON.parse(text) };
+        inputs[item.key] = { value: JSON.parse(text), ...(templating && { templating }) };
       } catch (e) {
         errors[item.key] = `Not valid JSON: ${(e as Error).message}`;
       }
     } else {
       const text = typeof v === 'string' ? v : '';
-      if (text !== '') inputs[item.key] = { value: text };
+      if (text !== '') inputs[item.key] = { value: text, ...(templating && { templating }) };
       else if (item.secret && secrets.has(item.key)) inputs[item.key] = { secret: true };
     }
   }

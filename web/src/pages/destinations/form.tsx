@@ -41,7 +41,7 @@ export function DestinationForm({
     setTestError(null);
   }, [JSON.stringify(values), JSON.stringify(events)]);
 
-  const { inputs, errors } = inputsOf(schema, values, secrets);
+  const { inputs, errors } = inputsOf(schema, values, secrets, fn?.inputs);
   const filters = {
     ...(fn?.filters ?? {}),
     events: events.map((e) => ({ id: e, name: e, type: 'events' as const })),

@@ -147,7 +147,7 @@ export function Preview({
         Preview
       </h2>
       <SampleNote sample={sample} />
-      <div aria-live="polite">
+      <div>
         {localError ? (
           <p class="danger small">{localError}</p>
         ) : error ? (
