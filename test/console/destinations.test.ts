@@ -200,7 +200,7 @@ describe.skipIf(!hasChromium)(`console destinations (${backend})`, () => {
       await p.screenshot({ path: `/tmp/destinations-${width}-${colorScheme}.png`, fullPage: true });
       expect(await lowContrast(p)).toEqual([]);
       // Nothing wider than the screen but what scrolls inside its own box (tables, code).
-      const overflow = () => p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = async () => Number(await p.evaluate('document.documentElement.scrollWidth')) - width;
       expect(await overflow()).toBeLessThanOrEqual(0);
       await p.goto(`${base}/destinations`);
       await p.getByText('0 failed').first().waitFor();
