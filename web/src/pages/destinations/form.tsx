@@ -133,7 +133,7 @@ export function DestinationForm({
         <fieldset class="card">
           <legend>Filters</legend>
           <EventsFilter events={events} onChange={setEvents} />
-          <label class="check">
+          <label class="check" style={{ marginTop: '0.75rem' }}>
             <input
               type="checkbox"
               checked={testAccounts}
