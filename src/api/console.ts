@@ -31,6 +31,7 @@ export const CONSOLE_PAGES = [
     'experiments',
     'surveys',
     'early_access_features',
+    'destinations',
     'errors',
     'web',
     'settings',

@@ -98,6 +98,8 @@ const Invocation = Type.Object({
 const InvocationBody = Type.Object({
   globals: Type.Optional(Json),
   mock_async_functions: Type.Optional(Type.Boolean()),
+  // The function as a form has it, unsaved (PostHog's `configuration`; the id may then be `new`).
+  configuration: Type.Optional(Body),
 });
 
 const shape = (record: HogFunctionRecord) => {
@@ -211,7 +213,8 @@ export const hogFunctionRoutes: ApiPlugin<{ send: Sender; siteUrl?: string | und
         config: { scope: write },
         schema: {
           tags,
-          summary: 'Run a destination on a sample event: the logs and the request it sends',
+          summary:
+            'Run a destination (or, with `configuration`, a draft of one; id `new` when unsaved) on a sample event: the logs and the request it sends',
           params: IdParams,
           body: InvocationBody,
           response: { 200: Invocation },

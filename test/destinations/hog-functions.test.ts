@@ -203,6 +203,64 @@ describe(`hog functions (${backend})`, () => {
     expect(card.attachments[0].content.body[0]).toMatchObject({ type: 'TextBlock', text: 'x upgraded' });
   });
 
+  it('invokes a draft configuration: unsaved under `new`, or a saved one with its stored secrets', async () => {
+    // Unsaved: the form's configuration runs as it would be saved; nothing is stored.
+    const count = (await h.request('GET', path)).json().count;
+    const draft = await h.request('POST', `${path}new/invocations/`, {
+      body: {
+        configuration: {
+          template_id: 'template-webhook',
+          inputs: { url: { value: `${sink.url}/draft` }, body: { value: { e: '{event.event}' } } },
+        },
+        globals: sampleGlobals,
+      },
+    });
+    expect(draft.statusCode, draft.body).toBe(200);
+    expect(draft.json().request).toMatchObject({ url: `${sink.url}/draft`, method: 'POST' });
+    expect(JSON.parse(draft.json().request.body)).toEqual({ e: 'upgraded' });
+    expect((await h.request('GET', path)).json().count).toBe(count);
+    // A draft that would be refused on save is refused here, naming the input.
+    const bad = await h.request('POST', `${path}new/invocations/`, {
+      body: { configuration: { template_id: 'template-webhook', inputs: {} }, globals: sampleGlobals },
+    });
+    expect(bad.statusCode, bad.body).toBe(400);
+    expect(bad.json()).toMatchObject({ type: 'validation_error', attr: 'inputs__url' });
+    const none = await h.request('POST', `${path}new/invocations/`, { body: { globals: sampleGlobals } });
+    expect(none.statusCode, none.body).toBe(400);
+    expect(none.json().attr).toBe('configuration');
+
+    // Saved with a secret: a draft sending {secret: true} uses the stored value, which stays hidden.
+    const saved = await h.request('POST', path, {
+      body: {
+        template_id: 'template-discord',
+        inputs: { webhookUrl: { value: `${sink.url}/secret-draft-path` }, content: { value: 'old' } },
+      },
+    });
+    const id = saved.json().id;
+    const before = sink.received.length;
+    const run = await h.request('POST', `${path}${id}/invocations/`, {
+      body: {
+        configuration: {
+          template_id: 'template-discord',
+          inputs: { webhookUrl: { secret: true }, content: { value: 'new {event.event}' } },
+        },
+        globals: sampleGlobals,
+        mock_async_functions: false,
+      },
+    });
+    expect(run.json().status, run.body).toBe('success');
+    expect(run.body).not.toContain('secret-draft-path');
+    expect(sink.received.length).toBe(before + 1);
+    expect(sink.received.at(-1)).toMatchObject({ url: '/secret-draft-path' });
+    expect(JSON.parse(sink.received.at(-1)!.body)).toEqual({ content: 'new upgraded' });
+    // The draft was not saved.
+    expect((await h.request('GET', `${path}${id}/`)).json().inputs.content).toEqual({
+      value: 'old',
+      templating: 'hog',
+    });
+    await h.request('DELETE', `${path}${id}/`);
+  });
+
   it('a hostile Liquid template is cut off and logged', async () => {
     const created = await h.request('POST', path, {
       body: {

@@ -31,6 +31,8 @@ const ErrorsPage = lazy(() => import('./pages/errors/index').then((m) => m.Error
 const ErrorIssuePage = lazy(() => import('./pages/errors/index').then((m) => m.ErrorIssuePage));
 const ExperimentsPage = lazy(() => import('./pages/experiments/index').then((m) => m.ExperimentsPage));
 const ExperimentPage = lazy(() => import('./pages/experiments/index').then((m) => m.ExperimentPage));
+const DestinationsPage = lazy(() => import('./pages/destinations/index').then((m) => m.DestinationsPage));
+const DestinationPage = lazy(() => import('./pages/destinations/index').then((m) => m.DestinationPage));
 const WebAnalyticsPage = lazy(() => import('./pages/web-analytics/index').then((m) => m.WebAnalyticsPage));
 const LlmTraces = lazy(() => import('./pages/llm/index').then((m) => m.LlmTraces));
 const LlmTracePage = lazy(() => import('./pages/llm/index').then((m) => m.LlmTracePage));
@@ -105,6 +107,8 @@ function SignedIn() {
             <Route path="/early_access_features" component={EarlyAccessPage} />
             <Route path="/errors" component={ErrorsPage} />
             <Route path="/errors/:id" component={ErrorIssuePage} />
+            <Route path="/destinations" component={DestinationsPage} />
+            <Route path="/destinations/:id" component={DestinationPage} />
             <Route path="/llm" component={LlmTraces} />
             <Route path="/llm/:id" component={LlmTracePage} />
             <Route path="/feature_flags" component={Flags} />

@@ -131,16 +131,17 @@ function validate(body: HogFunctionInput, current: HogFunctionRecord | undefined
   return { type, template, inputsSchema, inputs, filters, masking, name };
 }
 
-export async function createHogFunction(
+/** A record from a checked body: what `create` stores and what a draft's invocation runs. */
+function recordOf(
   deps: Deps,
   access: ProjectAccess,
-  principal: Principal,
   body: HogFunctionInput,
-) {
-  const v = validate(body, undefined);
+  v: ReturnType<typeof validate>,
+  base: { id: string; createdBy: number | null; createdAt: string },
+): HogFunctionRecord {
   const at = deps.now().toISOString();
-  const record: HogFunctionRecord = {
-    id: randomUUID(),
+  return {
+    id: base.id,
     teamId: access.team.id,
     type: v.type,
     name: v.name,
@@ -154,10 +155,24 @@ export async function createHogFunction(
     inputs: v.inputs,
     filters: v.filters,
     masking: v.masking,
-    createdAt: at,
-    createdBy: principal.user.id,
+    createdAt: base.createdAt,
+    createdBy: base.createdBy,
     updatedAt: at,
   };
+}
+
+export async function createHogFunction(
+  deps: Deps,
+  access: ProjectAccess,
+  principal: Principal,
+  body: HogFunctionInput,
+) {
+  const v = validate(body, undefined);
+  const record = recordOf(deps, access, body, v, {
+    id: randomUUID(),
+    createdBy: principal.user.id,
+    createdAt: deps.now().toISOString(),
+  });
   await insertHogFunction(deps.meta, record);
   return record;
 }
@@ -286,9 +301,24 @@ export async function invoke(
   deps: DestinationDeps,
   access: ProjectAccess,
   id: string,
-  body: { globals?: Globals | undefined; mock_async_functions?: boolean | undefined },
+  body: {
+    globals?: Globals | undefined;
+    mock_async_functions?: boolean | undefined;
+    configuration?: HogFunctionInput | undefined;
+  },
 ) {
-  const f = await getHogFunction(deps, access, id);
+  // As PostHog: `configuration` is the function as it would be saved (a form not saved yet, under
+  // the id `new`); secrets it leaves out or sends as {secret: true} are the stored function's.
+  const stored = id === 'new' ? undefined : await getHogFunction(deps, access, id);
+  if (!stored && !body.configuration)
+    throw validationError('configuration is required to run a function not saved yet', 'configuration');
+  const f = body.configuration
+    ? recordOf(deps, access, body.configuration, validate(body.configuration, stored), {
+        id: stored?.id ?? 'new',
+        createdBy: stored?.createdBy ?? null,
+        createdAt: stored?.createdAt ?? deps.now().toISOString(),
+      })
+    : (stored as HogFunctionRecord);
   const logs: LogEntry[] = [];
   const log = (level: LogEntry['level'], message: string) =>
     logs.push({ level, timestamp: new Date().toISOString(), message });

@@ -21,6 +21,7 @@ const NAV = [
   { href: '/experiments', label: 'Experiments' },
   { href: '/surveys', label: 'Surveys' },
   { href: '/early_access_features', label: 'Early access' },
+  { href: '/destinations', label: 'Destinations' },
   { href: '/settings', label: 'Settings' },
 ];
 
