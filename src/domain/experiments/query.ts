@@ -29,7 +29,7 @@ interface ExperimentNodeBase extends QueryNode {
 }
 
 /** What a result needs about the experiment: its flag, variants, window and exposure criteria. */
-interface Setup {
+export interface Setup {
   experiment: ExperimentRecord;
   flagKey: string;
   variants: string[];
@@ -38,9 +38,9 @@ interface Setup {
   to: DateTime;
 }
 
-const bad = (detail: string, attr: string | null) => validationError(detail, attr);
+export const bad = (detail: string, attr: string | null) => validationError(detail, attr);
 
-function checkExperimentId(node: QueryNode): void {
+export function checkExperimentId(node: QueryNode): void {
   const id = node.experiment_id;
   if (id === undefined || id === null) throw bad('experiment_id is required', 'experiment_id');
   if (typeof id !== 'number' || !Number.isInteger(id) || id < 1)
@@ -68,7 +68,7 @@ function checkCriteria(raw: unknown, attr: string): void {
   }
 }
 
-async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Promise<Setup> {
+export async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Promise<Setup> {
   const meta = ctx.meta;
   if (!meta) throw new Error('experiment queries need the metadata store');
   const experiment = await findExperiment(meta, ctx.teamId, Number(node.experiment_id));
@@ -83,6 +83,9 @@ async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Promise<Se
   const variants = (multivariate.variants ?? [])
     .map((v) => v.key)
     .filter((k): k is string => typeof k === 'string');
+  // Held-out users are their own group, `holdout-<id>`, after the flag's variants (as PostHog).
+  const holdoutId = experiment.config.holdout_id;
+  if (typeof holdoutId === 'number') variants.push(`holdout-${holdoutId}`);
   const criteria = (node.exposure_criteria ?? experiment.config.exposure_criteria ?? {}) as ExposureCriteria;
   const startRaw = (node.start_date as string | undefined) ?? experiment.startDate;
   const endRaw = (node.end_date as string | undefined) ?? experiment.endDate;
