@@ -6,13 +6,13 @@
  * compare the variants with PostHog's stats-version-2 Bayesian models (stats/legacy.ts).
  */
 import { validationError } from '../../errors.js';
+import { experimentsState } from '../../store/meta/experiments.js';
 import { funnelsRunner } from '../insights/funnels/runner.js';
 import { trendsRunner } from '../insights/trends/runner.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
 import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
-import { experimentsState } from '../../store/meta/experiments.js';
 import { bad, checkExperimentId, type Setup, setupOf } from './query.js';
 import {
   continuousPosterior,
@@ -40,7 +40,8 @@ function checkInsight(raw: unknown, kind: 'TrendsQuery' | 'FunnelsQuery', attr: 
     throw bad(`${attr} must be a ${kind}`, attr);
   const q = raw as Json;
   if (q.kind !== kind) throw bad(`${attr}.kind must be "${kind}"`, attr);
-  if (!Array.isArray(q.series) || q.series.length < 1) throw bad(`${attr}.series needs at least one entry`, attr);
+  if (!Array.isArray(q.series) || q.series.length < 1)
+    throw bad(`${attr}.series needs at least one entry`, attr);
   const runner = kind === 'TrendsQuery' ? trendsRunner : funnelsRunner;
   try {
     runner.check(q as QueryNode);
@@ -65,7 +66,8 @@ function checkTrendsNode(node: QueryNode): QueryNode {
 function checkFunnelsNode(node: QueryNode): QueryNode {
   checkExperimentId(node);
   const q = checkInsight(node.funnels_query, 'FunnelsQuery', 'funnels_query');
-  if ((q.series as unknown[]).length < 2) throw bad('funnels_query needs at least two steps', 'funnels_query');
+  if ((q.series as unknown[]).length < 2)
+    throw bad('funnels_query needs at least two steps', 'funnels_query');
   return node;
 }
 
@@ -230,18 +232,18 @@ async function runFunnels(node: QueryNode, ctx: RunnerContext): Promise<QueryRes
   q.breakdownFilter = { breakdown: `$feature/${s.flagKey}`, breakdown_type: 'event' };
   q.funnelsFilter = { ...((q.funnelsFilter as Json | undefined) ?? {}), layout: 'vertical' };
   const run = (await funnelsRunner.run(q as QueryNode, ctx)) as { results: Step[][] };
-  const valueOf = (steps: Step[]) => {
+  const variantOf = (steps: Step[]) => {
     const bv = steps[0]?.breakdown_value;
     return String(Array.isArray(bv) ? bv[0] : bv);
   };
-  const insight = (run.results ?? []).filter((steps) => s.variants.includes(valueOf(steps)));
+  const insight = (run.results ?? []).filter((steps) => s.variants.includes(variantOf(steps)));
   const tests = s.variants.filter((v) => v !== 'control');
   const errors = {
-    'no-control-variant': !insight.some((steps) => valueOf(steps) === 'control'),
-    'no-test-variant': !insight.some((steps) => tests.includes(valueOf(steps))),
+    'no-control-variant': !insight.some((steps) => variantOf(steps) === 'control'),
+    'no-test-variant': !insight.some((steps) => tests.includes(variantOf(steps))),
   };
   if (Object.values(errors).some(Boolean)) noResults(errors);
-  const byKey = new Map(insight.map((steps) => [valueOf(steps), steps]));
+  const byKey = new Map(insight.map((steps) => [variantOf(steps), steps]));
   const variants: FunnelsVariant[] = ['control', ...tests]
     .filter((k) => byKey.has(k))
     .map((key) => {

@@ -7,16 +7,7 @@
  * numerically instead, so an answer is the same on every call (PostHog's differ by sampling noise,
  * about ±0.005 on a probability).
  */
-import {
-  betaCdf,
-  betaPdf,
-  gammaCdf,
-  gammaPdf,
-  logGamma,
-  quantileOf,
-  tCdf,
-  tPdf,
-} from './distributions.js';
+import { betaCdf, betaPdf, gammaCdf, gammaPdf, logGamma, quantileOf, tCdf, tPdf } from './distributions.js';
 
 /** A count (trend) variant: events, exposure relative to control, exposed users. */
 export interface TrendsVariant {
@@ -132,11 +123,7 @@ export function winProbabilities(posteriors: Posterior[]): number[] {
   const clamp = (p: number) => Math.min(1, Math.max(0, p));
   const out = [
     clamp(
-      simpson(
-        (x) => control.pdf(x) * tests.reduce((prod, t) => prod * t.cdf(x), 1),
-        control.lo,
-        control.hi,
-      ),
+      simpson((x) => control.pdf(x) * tests.reduce((prod, t) => prod * t.cdf(x), 1), control.lo, control.hi),
     ),
   ];
   for (const t of tests) out.push(clamp(simpson((x) => t.pdf(x) * control.cdf(x), t.lo, t.hi)));
@@ -157,7 +144,8 @@ export function expectedLoss(target: Posterior, others: Posterior[]): number {
   const xs = Array.from({ length: n + 1 }, (_, i) => lo + i * h);
   const tail = xs.map((x) => (1 - others.reduce((prod, p) => prod * p.cdf(x), 1)) * target.slope(x));
   const inner = new Array<number>(n + 1).fill(0);
-  for (let i = n - 1; i >= 0; i--) inner[i] = (inner[i + 1] as number) + ((tail[i] as number) + (tail[i + 1] as number)) * (h / 2);
+  for (let i = n - 1; i >= 0; i--)
+    inner[i] = (inner[i + 1] as number) + ((tail[i] as number) + (tail[i + 1] as number)) * (h / 2);
   let loss = 0;
   for (let i = 0; i <= n; i++) {
     const w = i === 0 || i === n ? 0.5 : 1;
@@ -200,4 +188,3 @@ export function significance(
   );
   return { code: loss >= EXPECTED_LOSS_SIGNIFICANCE_LEVEL ? 'high_loss' : 'significant', loss };
 }
-
