@@ -7,7 +7,7 @@
  * numerically instead, so an answer is the same on every call (PostHog's differ by sampling noise,
  * about ±0.005 on a probability).
  */
-import { betaCdf, betaPdf, gammaCdf, gammaPdf, logGamma, quantileOf, tCdf, tPdf } from './distributions.js';
+import { betaCdf, betaPdf, gammaCdf, gammaPdf, quantileOf, tCdf, tPdf } from './distributions.js';
 
 /** A count (trend) variant: events, exposure relative to control, exposed users. */
 export interface TrendsVariant {
