@@ -383,7 +383,9 @@ function metricEvents(sources: EventSource[], s: Setup): { text: string; exprs: 
     return `{f${i}} AS f${i}, {a${i}} AS a${i}`;
   });
   // The session id is read from the JSON only when a source counts sessions.
-  const sid = sources.some((src) => src.math === 'unique_session') ? 'toString(properties.$session_id)' : "''";
+  const sid = sources.some((src) => src.math === 'unique_session')
+    ? 'toString(properties.$session_id)'
+    : "''";
   const text = `SELECT person_id AS entity, timestamp AS ts, ${sid} AS sid, ${cols.join(', ')}
     FROM events WHERE {metric_where}`;
   return { text, exprs };
