@@ -48,7 +48,7 @@ function sessionStart(user: number, k: number): number {
   const h = Math.imul(user * SESSIONS_PER_USER + k + 1, 2654435761) >>> 0;
   return NOW - 35 * DAY + Math.floor((h / 4294967296) * (35 * DAY - 30 * 60_000));
 }
-const personId = (user: number) => `0190b6a4-0000-7000-8000-${hex(user, 12)}`;
+export const personId = (user: number) => `0190b6a4-0000-7000-8000-${hex(user, 12)}`;
 
 /** A number in [0, 1) fixed by (n, salt): person facts must not depend on the event stream's RNG. */
 function mix(n: number, salt: number): number {

@@ -162,7 +162,7 @@ describe('POST /query HogQLQuery', () => {
     expect(unsupported.json()).toMatchObject({
       code: 'invalid_input',
       detail:
-        'Unsupported query kind: WebPageURLSearchQuery. Kinds this server runs: HogQLQuery, EventsQuery, ActorsQuery, SessionsQuery, TracesQuery, TraceQuery, ErrorTrackingQuery, ErrorTrackingIssueCorrelationQuery, TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery, PathsQuery, WebOverviewQuery, WebStatsTableQuery, WebTrendsQuery, WebExternalClicksTableQuery, WebGoalsQuery, WebVitalsQuery, WebVitalsPathBreakdownQuery, SessionAttributionExplorerQuery, ExperimentExposureQuery, ExperimentQuery, HogQLMetadata, DatabaseSchemaQuery, DataTableNode, DataVisualizationNode, InsightVizNode.',
+        'Unsupported query kind: WebPageURLSearchQuery. Kinds this server runs: HogQLQuery, EventsQuery, ActorsQuery, SessionsQuery, TracesQuery, TraceQuery, ErrorTrackingQuery, ErrorTrackingIssueCorrelationQuery, TrendsQuery, StickinessQuery, LifecycleQuery, FunnelsQuery, RetentionQuery, PathsQuery, WebOverviewQuery, WebStatsTableQuery, WebTrendsQuery, WebExternalClicksTableQuery, WebGoalsQuery, WebVitalsQuery, WebVitalsPathBreakdownQuery, SessionAttributionExplorerQuery, ExperimentExposureQuery, ExperimentQuery, ExperimentTrendsQuery, ExperimentFunnelsQuery, HogQLMetadata, DatabaseSchemaQuery, DataTableNode, DataVisualizationNode, InsightVizNode.',
     });
     expect((await post({})).statusCode).toBe(400);
     expect((await post(hogql('SELECT 1', { refresh: 'sometimes' }))).statusCode).toBe(400);

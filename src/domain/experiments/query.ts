@@ -29,7 +29,7 @@ interface ExperimentNodeBase extends QueryNode {
 }
 
 /** What a result needs about the experiment: its flag, variants, window and exposure criteria. */
-interface Setup {
+export interface Setup {
   experiment: ExperimentRecord;
   flagKey: string;
   variants: string[];
@@ -38,9 +38,9 @@ interface Setup {
   to: DateTime;
 }
 
-const bad = (detail: string, attr: string | null) => validationError(detail, attr);
+export const bad = (detail: string, attr: string | null) => validationError(detail, attr);
 
-function checkExperimentId(node: QueryNode): void {
+export function checkExperimentId(node: QueryNode): void {
   const id = node.experiment_id;
   if (id === undefined || id === null) throw bad('experiment_id is required', 'experiment_id');
   if (typeof id !== 'number' || !Number.isInteger(id) || id < 1)
@@ -68,7 +68,7 @@ function checkCriteria(raw: unknown, attr: string): void {
   }
 }
 
-async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Promise<Setup> {
+export async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Promise<Setup> {
   const meta = ctx.meta;
   if (!meta) throw new Error('experiment queries need the metadata store');
   const experiment = await findExperiment(meta, ctx.teamId, Number(node.experiment_id));
@@ -83,6 +83,9 @@ async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Promise<Se
   const variants = (multivariate.variants ?? [])
     .map((v) => v.key)
     .filter((k): k is string => typeof k === 'string');
+  // Held-out users are their own group, `holdout-<id>`, after the flag's variants (as PostHog).
+  const holdoutId = experiment.config.holdout_id;
+  if (typeof holdoutId === 'number') variants.push(`holdout-${holdoutId}`);
   const criteria = (node.exposure_criteria ?? experiment.config.exposure_criteria ?? {}) as ExposureCriteria;
   const startRaw = (node.start_date as string | undefined) ?? experiment.startDate;
   const endRaw = (node.end_date as string | undefined) ?? experiment.endDate;
@@ -250,6 +253,9 @@ interface Metric {
   denominator?: EventSource;
   conversion_window?: number | null;
   conversion_window_unit?: string | null;
+  lower_bound_percentile?: number | null;
+  upper_bound_percentile?: number | null;
+  ignore_zeros?: boolean | null;
 }
 
 const MEAN_MATHS = ['total', 'sum', 'unique_session'];
@@ -285,13 +291,34 @@ function checkSource(raw: unknown, attr: string): EventSource {
   return src as unknown as EventSource;
 }
 
+/** Percentiles are fractions in [0, 1], the lower below the upper (else a 400 naming the field). */
+function checkOutliers(m: Record<string, unknown>): void {
+  for (const k of ['lower_bound_percentile', 'upper_bound_percentile'] as const) {
+    const v = m[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1)
+      throw bad(`${k} must be a number between 0 and 1`, `metric__${k}`);
+  }
+  const lo = m.lower_bound_percentile;
+  const hi = m.upper_bound_percentile;
+  if (typeof lo === 'number' && typeof hi === 'number' && lo >= hi)
+    throw bad(
+      'lower_bound_percentile must be below upper_bound_percentile',
+      'metric__lower_bound_percentile',
+    );
+  if (m.ignore_zeros !== undefined && m.ignore_zeros !== null && typeof m.ignore_zeros !== 'boolean')
+    throw bad('ignore_zeros must be a boolean', 'metric__ignore_zeros');
+}
+
 export function checkMetric(raw: unknown): Metric {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw bad('metric is required', 'metric');
   const m = raw as Record<string, unknown>;
   if (m.kind !== 'ExperimentMetric') throw bad('metric.kind must be "ExperimentMetric"', 'metric');
-  if (m.metric_type === 'mean') checkSource(m.source, 'metric__source');
-  else if (m.metric_type === 'funnel') {
+  if (m.metric_type === 'mean') {
+    checkSource(m.source, 'metric__source');
+    checkOutliers(m);
+  } else if (m.metric_type === 'funnel') {
     if (!Array.isArray(m.series) || m.series.length < 1 || m.series.length > 20)
       throw bad('A funnel metric needs 1 to 20 steps in series', 'metric__series');
     m.series.forEach((step, i) => {
@@ -355,7 +382,11 @@ function metricEvents(sources: EventSource[], s: Setup): { text: string; exprs: 
         : constant(0);
     return `{f${i}} AS f${i}, {a${i}} AS a${i}`;
   });
-  const text = `SELECT person_id AS entity, timestamp AS ts, toString(properties.$session_id) AS sid, ${cols.join(', ')}
+  // The session id is read from the JSON only when a source counts sessions.
+  const sid = sources.some((src) => src.math === 'unique_session')
+    ? 'toString(properties.$session_id)'
+    : "''";
+  const text = `SELECT person_id AS entity, timestamp AS ts, ${sid} AS sid, ${cols.join(', ')}
     FROM events WHERE {metric_where}`;
   return { text, exprs };
 }
@@ -378,6 +409,27 @@ const PER_VARIANT = `
     LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
     GROUP BY entity
   ) GROUP BY variant`;
+
+/**
+ * Outlier handling (PostHog's winsorization of a mean metric): each person's value is clamped to
+ * [lower, upper], the `lower_bound_percentile` / `upper_bound_percentile` quantiles of the
+ * per-person values of every exposed person (min / max when one is not set); with `ignore_zeros`
+ * the upper quantile is taken over the non-zero values only. ClickHouse's `quantile` interpolates
+ * linearly between ranks, as PostHog's does.
+ */
+const WINSORIZED = `
+  SELECT pe.variant AS variant, count() AS n, sum(w) AS s, sum(w * w) AS ss, 0 AS ds, 0 AS dss, 0 AS sp
+  FROM (
+    SELECT pv.variant AS variant, least(greatest(pv.v0, b.lo), b.hi) AS w
+    FROM ({per_entity}) AS pv
+    CROSS JOIN (SELECT {lower} AS lo, {upper} AS hi FROM ({per_entity})) AS b
+  ) AS pe GROUP BY variant`;
+
+const PER_ENTITY = `
+    SELECT exposures.entity AS entity, any(exposures.variant) AS variant, {values}
+    FROM ({exposures}) AS exposures
+    LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
+    GROUP BY entity`;
 
 /** Per exposed person: the times each funnel step happened after exposure. */
 const FUNNEL = `
@@ -402,6 +454,23 @@ export interface RatioStats extends VariantStats {
   numerator_denominator_sum_product?: number;
 }
 
+/** The bounds' expressions, or null when the metric has no outlier handling. */
+function outlierBounds(m: Metric): { lower: string; upper: string } | null {
+  const lo = m.lower_bound_percentile;
+  const hi = m.upper_bound_percentile;
+  if ((lo === undefined || lo === null) && (hi === undefined || hi === null)) return null;
+  const level = (p: number) => String(Number(p));
+  return {
+    lower: typeof lo === 'number' ? `quantile(${level(lo)})(v0)` : 'min(v0)',
+    upper:
+      typeof hi === 'number'
+        ? m.ignore_zeros
+          ? `quantile(${level(hi)})(if(v0 != 0, v0, NULL))`
+          : `quantile(${level(hi)})(v0)`
+        : 'max(v0)',
+  };
+}
+
 async function meanStats(
   m: Metric,
   s: Setup,
@@ -418,9 +487,16 @@ async function meanStats(
     `${sourceValue(sources[0] as EventSource, 0)} AS v0`,
     ratio ? `${sourceValue(sources[1] as EventSource, 1)} AS v1` : '0 AS v1',
   ];
-  const text = PER_VARIANT.replace('{exposures}', exp.text)
-    .replace('{metric_events}', events.text)
-    .replace('{values}', values.join(', '));
+  const winsor = ratio ? null : outlierBounds(m);
+  const base = winsor
+    ? WINSORIZED.replaceAll('{per_entity}', PER_ENTITY)
+        .replace('{lower}', winsor.lower)
+        .replace('{upper}', winsor.upper)
+    : PER_VARIANT;
+  const text = base
+    .replaceAll('{exposures}', exp.text)
+    .replaceAll('{metric_events}', events.text)
+    .replaceAll('{values}', values.join(', '));
   const run = await runSelect(parseSelect(text) as SelectQuery, ctx, {
     modifiers: node.modifiers,
     exprs: { ...exp.exprs, ...events.exprs, in_window: inWindow(m, s) },

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { errorTrackingRunners } from '../error-tracking/query.js';
+import { legacyExperimentRunners } from '../experiments/legacy-query.js';
 import { experimentRunners } from '../experiments/query.js';
 import { funnelRetentionPathsRunners } from '../insights/registry.js';
 import { insightRunners } from '../insights/trends/registry.js';
@@ -53,6 +54,7 @@ const RUNNERS: Readonly<Record<string, QueryRunner>> = {
   ...funnelRetentionPathsRunners,
   ...webAnalyticsRunners,
   ...experimentRunners,
+  ...legacyExperimentRunners,
   HogQLMetadata: {
     check: checkMetadataNode,
     run: async (node, ctx) => hogqlMetadata(node as never, ctx) as QueryResult,

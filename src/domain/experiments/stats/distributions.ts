@@ -124,3 +124,79 @@ export function normalQuantile(p: number): number {
   const r = q * q;
   return (poly(a, r) * q) / (poly(b, r) * r + 1);
 }
+
+/** The Beta(a, b) density at x. */
+export function betaPdf(x: number, a: number, b: number): number {
+  if (x < 0 || x > 1) return 0;
+  if ((x === 0 && a < 1) || (x === 1 && b < 1)) return Number.POSITIVE_INFINITY;
+  const logB = logGamma(a) + logGamma(b) - logGamma(a + b);
+  const la = a === 1 ? 0 : (a - 1) * Math.log(x);
+  const lb = b === 1 ? 0 : (b - 1) * Math.log(1 - x);
+  return Math.exp(la + lb - logB);
+}
+
+/** The Gamma(shape, rate) density at x. */
+export function gammaPdf(x: number, shape: number, rate: number): number {
+  if (x < 0) return 0;
+  if (x === 0) return shape === 1 ? rate : shape < 1 ? Number.POSITIVE_INFINITY : 0;
+  return Math.exp(shape * Math.log(rate) + (shape - 1) * Math.log(x) - rate * x - logGamma(shape));
+}
+
+/**
+ * The Gamma(shape, rate) CDF: the regularized lower incomplete gamma P(shape, rate·x), by its
+ * series below shape + 1 and its continued fraction (modified Lentz) above.
+ */
+export function gammaCdf(x: number, shape: number, rate: number): number {
+  if (x <= 0) return 0;
+  const z = rate * x;
+  const front = shape * Math.log(z) - z - logGamma(shape);
+  if (z < shape + 1) {
+    let term = 1 / shape;
+    let sum = term;
+    for (let n = 1; n < 10_000 && Math.abs(term) > 1e-16 * Math.abs(sum); n++) {
+      term *= z / (shape + n);
+      sum += term;
+    }
+    return Math.min(1, sum * Math.exp(front));
+  }
+  const tiny = 1e-300;
+  let b = z + 1 - shape;
+  let c = 1 / tiny;
+  let d = 1 / b;
+  let h = d;
+  for (let i = 1; i < 10_000; i++) {
+    const an = -i * (i - shape);
+    b += 2;
+    d = an * d + b;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const step = d * c;
+    h *= step;
+    if (Math.abs(step - 1) < 1e-16) break;
+  }
+  return Math.max(0, 1 - Math.exp(front) * h);
+}
+
+/** Student's t density with `df` degrees of freedom (standard: location 0, scale 1). */
+export function tPdf(t: number, df: number): number {
+  return Math.exp(
+    logGamma((df + 1) / 2) -
+      logGamma(df / 2) -
+      0.5 * Math.log(df * Math.PI) -
+      ((df + 1) / 2) * Math.log(1 + (t * t) / df),
+  );
+}
+
+/** The p-quantile of a continuous CDF increasing on [lo, hi], by bisection (bounded: 200 steps). */
+export function quantileOf(cdf: (x: number) => number, p: number, lo: number, hi: number): number {
+  let a = lo;
+  let b = hi;
+  for (let i = 0; i < 200 && b - a > 1e-15 * Math.max(1, Math.abs(b)); i++) {
+    const mid = (a + b) / 2;
+    if (cdf(mid) < p) a = mid;
+    else b = mid;
+  }
+  return (a + b) / 2;
+}

@@ -1,0 +1,120 @@
+/**
+ * An experiment's result against the same trend / funnel computed as an insight, through
+ * `POST /query` in the same run, on the generated events of bench/query.ts plus one
+ * `$feature_flag_called` exposure per user (control / test by user parity) before the data starts.
+ * The experiment joins every person's first exposure to their events, which the insight does not
+ * have to do: the ratio is what that attribution costs. Goal (issue 34): ratio ≤ 1.5.
+ * Run: npx tsx bench/experiments.ts [--events 10000000] [--dir d] [--runs 5] [--json]
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { insertEvents } from '../test/helpers/events-insert.js';
+import { openDataset } from './dataset.js';
+import { personId, USERS } from './event-generator.js';
+import { interleaved, postQuery, reporter } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '5' },
+    dir: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+});
+const EVENTS = Number(values.events);
+const RUNS = Number(values.runs);
+const { team, key, events, url, close } = await openDataset({
+  rows: EVENTS,
+  dir: values.dir,
+  now: () => new Date('2025-06-30T00:00:00Z'),
+});
+
+const FLAG = 'bench-experiment';
+const START = '2025-05-25T00:00:00Z';
+const END = '2025-06-30T00:00:00Z';
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${url}/api/environments/${team}/${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<Record<string, unknown>>;
+};
+
+// The experiment and its exposures, once per data dir.
+const listed = (await api('GET', 'experiments/')) as { results: { id: number; name: string }[] };
+let expId = listed.results.find((e) => e.name === 'bench')?.id;
+if (!expId) {
+  expId = (await api('POST', 'experiments/', { name: 'bench', feature_flag_key: FLAG })).id as number;
+  await api('PATCH', `experiments/${expId}/`, { start_date: START, end_date: END });
+  const rows = Array.from({ length: USERS }, (_, u) => ({
+    uuid: randomUUID(),
+    event: '$feature_flag_called',
+    properties: JSON.stringify({
+      $feature_flag: FLAG,
+      $feature_flag_response: u % 2 ? 'test' : 'control',
+    }),
+    timestamp: `2025-05-25 ${String(Math.floor(u / 3600) % 24).padStart(2, '0')}:${String(Math.floor(u / 60) % 60).padStart(2, '0')}:${String(u % 60).padStart(2, '0')}.000000`,
+    team_id: team,
+    distinct_id: `user-${u}`,
+    person_id: personId(u),
+  }));
+  await insertEvents(events, rows);
+}
+
+const RANGE = { date_from: '2025-05-25', date_to: '2025-06-29', explicitDate: true };
+const FUNNEL_STEPS = ['$pageview', 'purchase'].map((event) => ({ kind: 'EventsNode', event }));
+const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+  [
+    'mean metric (purchases per user) vs trend of purchases',
+    {
+      kind: 'ExperimentQuery',
+      experiment_id: expId,
+      metric: {
+        kind: 'ExperimentMetric',
+        metric_type: 'mean',
+        source: { kind: 'EventsNode', event: 'purchase' },
+      },
+    },
+    { kind: 'TrendsQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event: 'purchase' }] },
+  ],
+  [
+    'funnel metric ($pageview → purchase) vs funnel insight',
+    {
+      kind: 'ExperimentQuery',
+      experiment_id: expId,
+      metric: { kind: 'ExperimentMetric', metric_type: 'funnel', series: FUNNEL_STEPS },
+    },
+    {
+      kind: 'FunnelsQuery',
+      dateRange: RANGE,
+      series: FUNNEL_STEPS,
+      funnelsFilter: { funnelWindowInterval: 40, funnelWindowIntervalUnit: 'day' },
+    },
+  ],
+];
+
+const report = reporter('experiments');
+console.log(`${EVENTS} events + ${USERS} exposures; ${RUNS} runs each; medians in ms`);
+for (const [name, experiment, insight] of SUITE) {
+  const { a, b, ratio } = await interleaved(
+    RUNS,
+    () => postQuery(url, team, key, experiment),
+    () => postQuery(url, team, key, insight),
+  );
+  report({
+    case: `${name}, ${EVENTS} events`,
+    metric: 'POST /query median',
+    value: a,
+    unit: 'ms',
+    ratio,
+    against: 'the same trend / funnel as an insight through POST /query',
+    goal: { op: '<=', value: 1.5, issue: 34, on: 'ratio' },
+  });
+  console.log(
+    `${name.padEnd(58)} experiment ${a.toFixed(1).padStart(8)}  insight ${b.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
+  );
+}
+console.log('target: ratio ≤ 1.5');
+await close();
