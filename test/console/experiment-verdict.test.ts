@@ -15,6 +15,15 @@ describe('experiment verdicts', () => {
     ...extra,
   });
 
+  it('names the holdout group "Holdout", not by its key', () => {
+    expect(verdict(control, test({ key: 'holdout-7', significant: true, p_value: 0.012 }))).toBe(
+      'Holdout is 41.0% better, p = 0.01',
+    );
+    expect(verdict(control, test({ key: 'holdout-like', p_value: 0.32 }))).toBe(
+      'Not significant yet (holdout-like +41.0%, p = 0.32)',
+    );
+  });
+
   it('frequentist: the change and the p-value, or not significant yet', () => {
     expect(deltaOf(control, test({}))).toBeCloseTo(0.41);
     expect(verdict(control, test({ significant: true, p_value: 0.012 }))).toBe(

@@ -1,5 +1,5 @@
 import type { VariantResult } from './types';
-import { intervalOf, signedPercent } from './verdict';
+import { groupName, intervalOf, signedPercent } from './verdict';
 
 /**
  * Each variant's interval for the change against control, drawn on one shared axis with a zero
@@ -37,11 +37,11 @@ export function IntervalBars({
         const tone =
           !r.significant || !interval ? 'neutral' : interval[0] > 0 !== lowerIsBetter ? 'good' : 'bad';
         const text = interval
-          ? `${r.key}: ${delta === null ? '' : `${signedPercent(delta)}, `}${label} ${signedPercent(interval[0])} to ${signedPercent(interval[1])}`
-          : `${r.key}: no interval yet`;
+          ? `${groupName(r.key)}: ${delta === null ? '' : `${signedPercent(delta)}, `}${label} ${signedPercent(interval[0])} to ${signedPercent(interval[1])}`
+          : `${groupName(r.key)}: no interval yet`;
         return (
           <div class="interval-row" key={r.key}>
-            <span class="interval-key">{r.key}</span>
+            <span class="interval-key">{groupName(r.key)}</span>
             <div class="interval-track" role="img" aria-label={text} title={text}>
               <span class="interval-zero" style={{ left: at(0) }} />
               {interval && (

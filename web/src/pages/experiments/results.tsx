@@ -11,7 +11,7 @@ import {
   type Metric,
   metricTitle,
 } from './types';
-import { deltaOf, meanOf, verdict } from './verdict';
+import { deltaOf, groupName, meanOf, verdict } from './verdict';
 
 type Refresh = 'blocking' | 'force_blocking';
 
@@ -83,7 +83,7 @@ export function Exposures({ experiment, tick }: { experiment: Experiment; tick: 
             <tbody>
               {totals.map(([variant, n]) => (
                 <tr key={variant}>
-                  <td>{variant === '$multiple' ? 'Several variants (excluded)' : variant}</td>
+                  <td>{variant === '$multiple' ? 'Several variants (excluded)' : groupName(variant)}</td>
                   <td>{n.toLocaleString()}</td>
                   <td>{all ? `${Math.round((n / all) * 100)}%` : '–'}</td>
                 </tr>
@@ -170,7 +170,7 @@ export function MetricResult({
                 </tr>
                 {data.variant_results.map((r) => (
                   <tr key={r.key}>
-                    <td>{r.key}</td>
+                    <td>{groupName(r.key)}</td>
                     <td>{r.number_of_samples.toLocaleString()}</td>
                     <td>{show(meanOf(r))}</td>
                     <td>

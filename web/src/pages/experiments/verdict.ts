@@ -14,6 +14,9 @@ export function deltaOf(control: VariantStats, variant: VariantStats): number | 
   return (t - c) / c;
 }
 
+/** A group's name as people read it: the holdout group (`holdout-<id>`) is "Holdout". */
+export const groupName = (key: string) => (/^holdout-\d+$/.test(key) ? 'Holdout' : key);
+
 export const percent = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
 export const signedPercent = (x: number, digits = 1) =>
   `${x > 0 ? '+' : x < 0 ? '−' : ''}${percent(Math.abs(x), digits)}`;
@@ -42,16 +45,17 @@ export function verdict(control: VariantStats, r: VariantResult, lowerIsBetter =
   if (r.method === 'frequentist') {
     if (r.p_value === null || r.p_value === undefined) return 'Not enough data yet';
     if (!r.significant)
-      return `Not significant yet (${r.key} ${signedPercent(delta)}, ${formatP(r.p_value)})`;
-    return `${r.key} is ${percent(Math.abs(delta))} ${good ? 'better' : 'worse'}, ${formatP(r.p_value)}`;
+      return `Not significant yet (${groupName(r.key)} ${signedPercent(delta)}, ${formatP(r.p_value)})`;
+    return `${groupName(r.key)} is ${percent(Math.abs(delta))} ${good ? 'better' : 'worse'}, ${formatP(r.p_value)}`;
   }
   const win = r.chance_to_win;
   if (win === null || win === undefined) return 'Not enough data yet';
   // chance_to_win is the chance the mean is higher; a metric to lower wins the other way.
   const winning = lowerIsBetter ? 1 - win : win;
   const pct = (x: number) => (x >= 0.995 ? 'over 99%' : `${Math.round(x * 100)}%`);
-  if (!r.significant) return `Not significant yet (${r.key} wins with ${pct(winning)} probability)`;
+  if (!r.significant)
+    return `Not significant yet (${groupName(r.key)} wins with ${pct(winning)} probability)`;
   return winning >= 0.5
-    ? `${r.key} wins with ${pct(winning)} probability`
-    : `${r.key} loses with ${pct(1 - winning)} probability`;
+    ? `${groupName(r.key)} wins with ${pct(winning)} probability`
+    : `${groupName(r.key)} loses with ${pct(1 - winning)} probability`;
 }
