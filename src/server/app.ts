@@ -293,6 +293,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
             backoffMaxMs: d.backoffMaxMs,
             disableAfterMs: d.disableAfterMs,
             onError: (err) => app.log.error({ err }, 'destination delivery failed'),
+            onActionLog: ({ level, message, ...where }) =>
+              app.log[level === 'ERROR' ? 'error' : level === 'WARN' ? 'warn' : 'info'](where, message),
           },
         );
       },

@@ -19,6 +19,7 @@ export interface HogMasksTable {
   function_id: string;
   hash: string;
   expires_at: ColumnType<Date | string, string, string>;
+  count: ColumnType<number, number | undefined, number>;
 }
 
 declare module './tables.js' {
@@ -139,26 +140,30 @@ export async function queuedJobs(db: MetaDb): Promise<number> {
 }
 
 /**
- * Takes the masking key for its TTL: true when it was free (the event goes), false when an
- * unexpired key holds it (the event is masked). Expired keys are replaced.
+ * Counts one invocation under a masking key and answers how many the key has seen in its TTL
+ * (1: the first). The TTL runs from the first: an expired key starts again at 1. One atomic
+ * upsert, so nodes counting the same key at once each get their own number.
  */
-export async function takeMask(
+export async function countMask(
   db: MetaDb,
   functionId: string,
   hash: string,
   now: string,
   expiresAt: string,
-): Promise<boolean> {
+): Promise<number> {
   await db
     .deleteFrom('hog_masks')
     .where('function_id', '=', functionId)
     .where('hash', '=', hash)
     .where('expires_at', '<=', now)
     .execute();
-  const result = await db
+  const row = await db
     .insertInto('hog_masks')
-    .values({ function_id: functionId, hash, expires_at: expiresAt })
-    .onConflict((oc) => oc.columns(['function_id', 'hash']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    .values({ function_id: functionId, hash, expires_at: expiresAt, count: 1 })
+    .onConflict((oc) =>
+      oc.columns(['function_id', 'hash']).doUpdateSet((eb) => ({ count: eb('hog_masks.count', '+', 1) })),
+    )
+    .returning('count')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
