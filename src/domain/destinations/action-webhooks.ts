@@ -70,7 +70,7 @@ const TOKEN = /(?<!\\)\[(.*?)(?<!\\)\]/g;
  */
 export function actionMessage(input: ActionMessageInput): { text: string; markdown: string } {
   const slack = isSlack(input.webhookUrl);
-  const escape = (v: unknown) => (slack ? escapeSlack(stringify(v)) : escapeMarkdown(stringify(v)));
+  const escaped = (v: unknown) => (slack ? escapeSlack(stringify(v)) : escapeMarkdown(stringify(v)));
   const link = (name: unknown, url: string): [string, string] => {
     const n = stringify(name);
     return slack
@@ -90,10 +90,10 @@ export function actionMessage(input: ActionMessageInput): { text: string; markdo
     return link((custom || event.distinctId)?.trim(), personLink);
   };
   const same = (v: unknown): [string, string] => {
-    const s = escape(v);
+    const s = escaped(v);
     return [s, s];
   };
-  const valueOf = (parts: string[]): [string, string] => {
+  const tokenValue = (parts: string[]): [string, string] => {
     const [root, field] = parts;
     if (root === 'user') return field === 'name' ? person() : same(event.properties[`$${field}`]);
     if (root === 'person') {
@@ -122,18 +122,21 @@ export function actionMessage(input: ActionMessageInput): { text: string; markdo
   };
   const format = input.format || DEFAULT_SLACK_MESSAGE;
   try {
-    const values = [...format.matchAll(TOKEN)].map((m) => valueOf((m[1] ?? '').split('.')));
-    let i = 0;
-    let j = 0;
-    const unescape = (s: string) => s.replace(/\\(\[|\])/g, '$1');
-    const text = unescape(format.replace(TOKEN, () => `\u0000${i++}\u0000`)).replace(
-      /\u0000(\d+)\u0000/g,
-      (_, n) => values[Number(n)]?.[0] ?? '',
-    );
-    const markdown = unescape(format.replace(TOKEN, () => `\u0000${j++}\u0000`)).replace(
-      /\u0000(\d+)\u0000/g,
-      (_, n) => values[Number(n)]?.[1] ?? '',
-    );
+    // Split on the tokens: text and token alternate (the capture group keeps the tokens).
+    const pieces = format.split(TOKEN);
+    let text = '';
+    let markdown = '';
+    pieces.forEach((piece, i) => {
+      if (i % 2 === 0) {
+        const literal = piece.replace(/\\(\[|\])/g, '$1');
+        text += literal;
+        markdown += literal;
+      } else {
+        const [t, m] = tokenValue(piece.split('.'));
+        text += t;
+        markdown += m;
+      }
+    });
     return { text, markdown };
   } catch (error) {
     if (!(error instanceof UnknownToken)) throw error;

@@ -58,8 +58,10 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
     if (functions.length === 0 && slack.length === 0) return;
     const byTeam = new Map<number, { fns: HogFunctionRecord[]; actions: ActionRecord[] }>();
     const entry = (teamId: number) => {
-      let e = byTeam.get(teamId);
-      if (!e) byTeam.set(teamId, (e = { fns: [], actions: [] }));
+      const known = byTeam.get(teamId);
+      if (known) return known;
+      const e = { fns: [] as HogFunctionRecord[], actions: [] as ActionRecord[] };
+      byTeam.set(teamId, e);
       return e;
     };
     for (const f of functions) entry(f.teamId).fns.push(f);
