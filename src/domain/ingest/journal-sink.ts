@@ -48,6 +48,11 @@ export interface JournalSinkOptions {
    * failure is retried with the batch.
    */
   afterInsert?: (eventParts: Buffer[]) => Promise<void>;
+  /**
+   * Projects whose rows wait `maxDelayMs` even while nobody reads (those with realtime
+   * destinations: their deliveries wait for the insert). Asked once per request, so cheap.
+   */
+  hurry?: (teamId: number) => boolean;
 }
 
 interface Queued {
@@ -196,7 +201,10 @@ export async function openJournalSink(
   /** When a read last asked for this node's rows (`barrier`). */
   let lastRead = Number.NEGATIVE_INFINITY;
   const idleDelayMs = Math.max(options.maxDelayMs, options.idleDelayMs ?? options.maxDelayMs);
-  const delayMs = (now: number) => (now - lastRead < READ_RECENT_MS ? options.maxDelayMs : idleDelayMs);
+  /** Just past the last record of a hurried project (`hurry`): until it is in, no idle wait. */
+  let hurriedEnd = Number.NEGATIVE_INFINITY;
+  const delayMs = (now: number) =>
+    now - lastRead < READ_RECENT_MS || hurriedEnd > inserted ? options.maxDelayMs : idleDelayMs;
 
   function settleIdle(): void {
     if (queue.length > 0 || inserting || appending) return;
@@ -227,6 +235,7 @@ export async function openJournalSink(
           queue.push({ start: from, end, entry: w.entry, at: now, teamId: w.teamId });
           queuedRows += w.entry.rows;
           teamDurable.set(w.teamId, end);
+          if (options.hurry?.(w.teamId)) hurriedEnd = end;
           from = end;
         });
         // Before anyone is answered: a query that starts after an answer waits for these rows.

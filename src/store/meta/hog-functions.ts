@@ -227,3 +227,21 @@ export async function clearFailing(db: MetaDb, id: string): Promise<void> {
     .where('failing_since', 'is not', null)
     .execute();
 }
+
+/** Projects with an enabled destination or an action posting to Slack (capture hurries their rows). */
+export async function teamsWithDestinations(db: MetaDb): Promise<number[]> {
+  const rows = await db
+    .selectFrom('hog_functions')
+    .select('team_id')
+    .where('deleted', '=', false)
+    .where('enabled', '=', true)
+    .union(
+      db
+        .selectFrom('actions')
+        .select('team_id')
+        .where('post_to_slack', '=', true)
+        .where('deleted', '=', false),
+    )
+    .execute();
+  return rows.map((r) => Number(r.team_id));
+}
