@@ -179,7 +179,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     config.destinations.timeoutMs,
   );
   let deliveryWorker: ReturnType<typeof startDeliveryWorker> | null = null;
-  // Projects with destinations: the journal inserts their rows without its idle wait.
+  // Projects with destinations: their events are matched once in the journal, before the insert.
   let liveTeams: ReturnType<typeof startLiveTeams> | null = null;
   const matchDestinations = createDeliveryMatcher({
     meta: deps.meta,
@@ -206,7 +206,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           },
         }),
         afterInsert: matchDestinations,
-        hurry: (teamId: number) => liveTeams?.has(teamId) === true,
+        matchEarly: (teamId: number) => liveTeams?.has(teamId) === true,
         onReplay: (rows) =>
           app.log.info(
             { rows, dir: config.captureJournalDir },
