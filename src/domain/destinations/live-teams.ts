@@ -3,9 +3,9 @@ import { teamsWithDestinations } from '../../store/meta/hog-functions.js';
 
 /**
  * Which projects have realtime destinations (an enabled destination, or an action posting to
- * Slack), read again every `refreshMs`: capture's journal inserts their rows without its idle
- * wait, so delivery starts within a fraction of a second (docs/destinations.md). A destination
- * enabled on any node is seen here within `refreshMs`; until then its events still go, later.
+ * Slack), read again every `refreshMs`: capture's journal matches their events as soon as they are
+ * durable, without waiting for the insert (docs/destinations.md). A destination enabled on any
+ * node is seen here within `refreshMs`; until then its events are matched with the insert.
  */
 export function startLiveTeams(
   meta: MetaDb,

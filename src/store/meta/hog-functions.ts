@@ -228,7 +228,7 @@ export async function clearFailing(db: MetaDb, id: string): Promise<void> {
     .execute();
 }
 
-/** Projects with an enabled destination or an action posting to Slack (capture hurries their rows). */
+/** Projects with an enabled destination or an action posting to Slack (capture matches their events early). */
 export async function teamsWithDestinations(db: MetaDb): Promise<number[]> {
   const rows = await db
     .selectFrom('hog_functions')
