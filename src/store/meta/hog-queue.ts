@@ -65,8 +65,9 @@ export async function enqueueInvocations(db: MetaDb, jobs: QueuedInvocation[], n
 
 /**
  * Takes up to `limit` due jobs (not leased, or leased by a node whose lease ran out), oldest first,
- * skipping `busy` destinations (at their concurrency limit on this node). Each row is taken by a
- * conditional update on the lease read, so two nodes racing for one row cannot both win it.
+ * skipping `busy` destinations (at their concurrency limit on this node). The candidates are taken
+ * by one conditional update that repeats the "free" condition, so two nodes racing for a row
+ * cannot both win it; the rows this node's lease (owner and its unique expiry) now holds are its.
  */
 export async function claimJobs(
   db: MetaDb,
@@ -75,25 +76,28 @@ export async function claimJobs(
 ): Promise<HogJob[]> {
   let q = db
     .selectFrom('hog_queue')
-    .select(['id', 'lease_owner', 'lease_expires_at'])
+    .select('id')
     .where('next_at', '<=', opts.now)
     .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', opts.now)]));
   if (opts.busy.length > 0) q = q.where('function_id', 'not in', opts.busy);
-  const candidates = await q.orderBy('next_at').orderBy('id').limit(opts.limit).execute();
-  const won: number[] = [];
-  for (const c of candidates) {
-    const result = await db
-      .updateTable('hog_queue')
-      .set({ lease_owner: owner, lease_expires_at: opts.until })
-      .where('id', '=', c.id)
-      .where((eb) =>
-        c.lease_owner === null ? eb('lease_owner', 'is', null) : eb('lease_owner', '=', c.lease_owner),
-      )
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 1) won.push(Number(c.id));
-  }
-  if (won.length === 0) return [];
-  const rows = await db.selectFrom('hog_queue').selectAll().where('id', 'in', won).orderBy('id').execute();
+  const candidates = (await q.orderBy('next_at').orderBy('id').limit(opts.limit).execute()).map((c) =>
+    Number(c.id),
+  );
+  if (candidates.length === 0) return [];
+  await db
+    .updateTable('hog_queue')
+    .set({ lease_owner: owner, lease_expires_at: opts.until })
+    .where('id', 'in', candidates)
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', opts.now)]))
+    .execute();
+  const rows = await db
+    .selectFrom('hog_queue')
+    .selectAll()
+    .where('id', 'in', candidates)
+    .where('lease_owner', '=', owner)
+    .where('lease_expires_at', '=', opts.until)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({
     id: Number(r.id),
     teamId: Number(r.team_id),
