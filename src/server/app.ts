@@ -39,6 +39,7 @@ import {
 } from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
 import { createDeliveryMatcher } from '../domain/destinations/enqueue.js';
+import { startLiveTeams } from '../domain/destinations/live-teams.js';
 import { DEFAULT_MAX_ATTEMPTS, startDeliveryWorker } from '../domain/destinations/worker.js';
 import { createExceptionStep } from '../domain/error-tracking/ingest-step.js';
 import { localSymbolStorage, type SymbolStorage } from '../domain/error-tracking/symbol-storage.js';
@@ -178,6 +179,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     config.destinations.timeoutMs,
   );
   let deliveryWorker: ReturnType<typeof startDeliveryWorker> | null = null;
+  // Projects with destinations: their events are matched once in the journal, before the insert.
+  let liveTeams: ReturnType<typeof startLiveTeams> | null = null;
   const matchDestinations = createDeliveryMatcher({
     meta: deps.meta,
     now: deps.now,
@@ -203,6 +206,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           },
         }),
         afterInsert: matchDestinations,
+        matchEarly: (teamId: number) => liveTeams?.has(teamId) === true,
         onReplay: (rows) =>
           app.log.info(
             { rows, dir: config.captureJournalDir },
@@ -276,6 +280,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
       stop: async () => playlistCounter?.stop(),
     },
     {
+      name: 'destination projects',
+      start: () => {
+        liveTeams = startLiveTeams(deps.meta, {
+          refreshMs: 1000,
+          onError: (err) => app.log.warn({ err }, 'reading which projects have destinations failed'),
+        });
+      },
+      stop: async () => liveTeams?.stop(),
+    },
+    {
       name: 'destination delivery',
       start: () => {
         if (!config.destinations.workers) return;
@@ -293,6 +307,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
             backoffMaxMs: d.backoffMaxMs,
             disableAfterMs: d.disableAfterMs,
             onError: (err) => app.log.error({ err }, 'destination delivery failed'),
+            onActionLog: ({ level, message, ...where }) =>
+              app.log[level === 'ERROR' ? 'error' : level === 'WARN' ? 'warn' : 'info'](where, message),
           },
         );
       },

@@ -149,6 +149,28 @@ describe(`destination delivery (${backend})`, () => {
     expect((await totals(id)).masked).toBe(2);
   });
 
+  it("masking threshold: PostHog's rule, the first and then every threshold-th in the TTL", async () => {
+    const s = await sink();
+    const id = await destination(
+      s.url,
+      { n: '{event.properties.n}' },
+      {
+        filters: { events: [{ id: 'dd-threshold', type: 'events' }] },
+        masking: { ttl: 60, hash: '{event.properties.k}', threshold: 2 },
+      },
+    );
+    // Counts 1 to 5 under one key: the 1st, 3rd and 5th go. A key that renders empty masks nothing.
+    await capture(
+      [1, 2, 3, 4, 5].map((n) => ({ event: 'dd-threshold', distinct_id: 't', properties: { k: 'same', n } })),
+    );
+    await capture([{ event: 'dd-threshold', distinct_id: 't', properties: { n: 6 } }]);
+    await capture([{ event: 'dd-threshold', distinct_id: 't', properties: { n: 7 } }]);
+    await waitUntil('five deliveries', async () => s.received.length >= 5);
+    await sleep(500);
+    expect(s.received.map((r) => JSON.parse(r.body).n).sort()).toEqual([1, 3, 5, 6, 7]);
+    await waitUntil('the masked counted', async () => (await totals(id)).masked === 2);
+  });
+
   it('retries a 500 with backoff, then delivers', async () => {
     const s = await sink((n) => ({ status: n <= 2 ? 500 : 200 }));
     const id = await destination(

@@ -225,6 +225,46 @@ describe('capture journal: replay, checkpoint, retries (chDB)', () => {
     await sink.close();
   });
 
+  it("matchEarly: a project's rows reach afterInsert once durable, before the insert, and once", async () => {
+    const calls: Array<{ uuids: string[]; inEngine: number }> = [];
+    let failNext = true;
+    const sink = await openJournalSink(await openCaptureJournal(dir()), store, {
+      ...options,
+      maxDelayMs: 60_000,
+      matchEarly: (team) => team === TEAM,
+      afterInsert: async (parts) => {
+        const uuids = parts.flatMap((p) =>
+          p
+            .toString('utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l).uuid as string),
+        );
+        calls.push({ uuids, inEngine: (await perUuid(uuids)).size });
+        // The first early call fails: its records are matched again with the insert.
+        if (failNext) {
+          failNext = false;
+          throw new Error('matching failed');
+        }
+      },
+    });
+    const first = writeSet(3, `s-${randomUUID()}`);
+    await sink.add(first.set, 3, TEAM);
+    const second = writeSet(2, `s-${randomUUID()}`);
+    await sink.add(second.set, 2, TEAM);
+    const deadline = performance.now() + 10_000;
+    while (calls.length < 2 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Both went to afterInsert while the insert still waits (its delay is a minute).
+    expect(calls.map((c) => c.inEngine)).toEqual([0, 0]);
+    expect(sink.pendingRows()).toBe(5);
+    await sink.barrier();
+    // The insert matched again only the records whose early call failed.
+    expect(calls).toHaveLength(3);
+    expect(calls[2]!.uuids.sort()).toEqual([...first.uuids].sort());
+    expect(calls[1]!.uuids.sort()).toEqual([...second.uuids].sort());
+    await sink.close();
+  });
+
   it("a project's reads wait for its own rows only; reads naming no project wait for all", async () => {
     const sink = await openJournalSink(await openCaptureJournal(dir()), store, options);
     const session = `s-${randomUUID()}`;

@@ -49,6 +49,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0048_hog_functions',
       '0049_experiment_extras',
       '0050_hog_queue',
+      '0051_destination_state',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);

@@ -70,6 +70,7 @@ export const TEAM_SETTING_TYPES = {
   onboarding_tasks: Nullable(Json),
   primary_dashboard: Nullable(Type.Integer()),
   default_data_theme: Nullable(Type.Integer()),
+  slack_incoming_webhook: Nullable(Type.String({ maxLength: 500 })),
   business_model: Type.Union([Type.Literal('b2b'), Type.Literal('b2c'), Type.Literal('other'), Type.Null()]),
   session_recording_retention_period: Type.Union([
     Type.Literal('30d'),

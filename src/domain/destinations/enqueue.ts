@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
-import { findActions } from '../../store/meta/action-lookups.js';
+import { findActions, slackActions } from '../../store/meta/action-lookups.js';
+import type { ActionRecord } from '../../store/meta/actions.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { addMetrics } from '../../store/meta/hog-function-logs.js';
 import { allEnabledHogFunctions, type HogFunctionRecord } from '../../store/meta/hog-functions.js';
-import { enqueueInvocations, type QueuedInvocation, takeMask } from '../../store/meta/hog-queue.js';
-import { findTeam } from '../../store/meta/teams.js';
-import { actionIdsOf, type DeliveredEvent, decodeLine, lineTeam, matchesFilters } from './matching.js';
+import { countMask, enqueueInvocations, type QueuedInvocation } from '../../store/meta/hog-queue.js';
+import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
+import { teamSettings } from '../organizations/team-settings.js';
+import { ACTION_JOB_PREFIX, actionWebhookRequest } from './action-webhooks.js';
+import {
+  actionIdsOf,
+  type DeliveredEvent,
+  decodeLine,
+  lineTeam,
+  matchesAction,
+  matchesFilters,
+} from './matching.js';
 import { globalsFor } from './service.js';
 import { renderValue } from './templating.js';
 
@@ -41,14 +51,21 @@ function* linesOf(part: Buffer): Generator<string> {
  */
 export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
   return async (parts) => {
-    const functions = await allEnabledHogFunctions(deps.meta);
-    if (functions.length === 0) return;
-    const byTeam = new Map<number, HogFunctionRecord[]>();
-    for (const f of functions) {
-      const list = byTeam.get(f.teamId) ?? [];
-      list.push(f);
-      byTeam.set(f.teamId, list);
-    }
+    const [functions, slack] = await Promise.all([
+      allEnabledHogFunctions(deps.meta),
+      slackActions(deps.meta),
+    ]);
+    if (functions.length === 0 && slack.length === 0) return;
+    const byTeam = new Map<number, { fns: HogFunctionRecord[]; actions: ActionRecord[] }>();
+    const entry = (teamId: number) => {
+      const known = byTeam.get(teamId);
+      if (known) return known;
+      const e = { fns: [] as HogFunctionRecord[], actions: [] as ActionRecord[] };
+      byTeam.set(teamId, e);
+      return e;
+    };
+    for (const f of functions) entry(f.teamId).fns.push(f);
+    for (const a of slack) entry(a.teamId).actions.push(a);
     const events: DeliveredEvent[] = [];
     for (const part of parts)
       for (const line of linesOf(part)) if (byTeam.has(lineTeam(line))) events.push(decodeLine(line));
@@ -58,11 +75,12 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
     const counts = new Map<string, number>();
     const count = (functionId: string, name: string) =>
       counts.set(`${functionId}\n${name}`, (counts.get(`${functionId}\n${name}`) ?? 0) + 1);
-    for (const [teamId, fns] of byTeam) {
+    for (const [teamId, { fns, actions: slackOn }] of byTeam) {
       const own = events.filter((e) => e.teamId === teamId);
       if (own.length === 0) continue;
       const team = await findTeam(deps.meta, teamId);
       if (!team) continue;
+      if (slackOn.length > 0) jobs.push(...actionJobs(deps, team, slackOn, own, now));
       const actionIds = [...new Set(fns.flatMap((f) => actionIdsOf(f.filters)))];
       const actions = new Map(
         (actionIds.length > 0 ? await findActions(deps.meta, teamId, actionIds) : []).map((a) => [
@@ -109,27 +127,77 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
   };
 }
 
-/** Masking: one invocation per rendered `hash` per `ttl` seconds (the key is its SHA-256). */
+/**
+ * Actions' Slack messages: one job per (action, event) when the project has a webhook. The
+ * request is rendered now, with the webhook of now, and stored in the job (`globals.request`).
+ */
+function actionJobs(
+  deps: EnqueueDeps,
+  team: TeamRecord,
+  actions: ActionRecord[],
+  events: DeliveredEvent[],
+  now: Date,
+): QueuedInvocation[] {
+  const settings = teamSettings(team.settings);
+  const webhookUrl = settings.slack_incoming_webhook;
+  if (typeof webhookUrl !== 'string' || webhookUrl.trim() === '') return [];
+  const display = settings.person_display_name_properties;
+  const jobs: QueuedInvocation[] = [];
+  for (const a of actions)
+    for (const e of events) {
+      if (!matchesAction(a.steps, e, now)) continue;
+      const request = actionWebhookRequest({
+        webhookUrl: webhookUrl.trim(),
+        format: a.slackMessageFormat,
+        action: { id: a.id, name: a.name },
+        event: e,
+        team: {
+          id: team.id,
+          personDisplayNameProperties: Array.isArray(display) ? (display as string[]) : null,
+        },
+        siteUrl: deps.siteUrl ?? '',
+      });
+      jobs.push({
+        teamId: team.id,
+        functionId: `${ACTION_JOB_PREFIX}${a.id}`,
+        eventUuid: e.uuid,
+        globals: { request, action: { id: a.id, name: a.name } },
+      });
+    }
+  return jobs;
+}
+
+/**
+ * PostHog's masking: invocations are counted per rendered `hash` (its SHA-256) for `ttl` seconds
+ * from the first; the first goes, and with a `threshold` of n every n-th after it too (the
+ * 1st, n+1st, 2n+1st...); the rest are masked. A hash that renders empty or fails masks nothing.
+ */
 async function passesMask(
   meta: MetaDb,
   f: HogFunctionRecord,
   globals: Record<string, unknown>,
   now: Date,
 ): Promise<boolean> {
-  const masking = f.masking as { ttl: number; hash: string };
+  const masking = f.masking as { ttl: number; hash: string; threshold?: number | null };
   let rendered: unknown;
   try {
     rendered = await renderValue(masking.hash, 'hog', globals);
   } catch {
     return true;
   }
-  const text = typeof rendered === 'string' ? rendered : JSON.stringify(rendered ?? null);
+  if (rendered === null || rendered === undefined || rendered === '' || rendered === false) return true;
+  const text = typeof rendered === 'string' ? rendered : JSON.stringify(rendered);
   const key = createHash('sha256').update(text).digest('hex');
-  return takeMask(
+  const n = await countMask(
     meta,
     f.id,
     key,
     now.toISOString(),
     new Date(now.getTime() + masking.ttl * 1000).toISOString(),
   );
+  return masksAllow(n, masking.threshold ?? null);
 }
+
+/** Whether the n-th invocation of a masking key in its TTL goes (PostHog's threshold rule). */
+export const masksAllow = (n: number, threshold: number | null) =>
+  n === 1 || (threshold !== null && threshold > 0 && (n - 1) % threshold === 0);

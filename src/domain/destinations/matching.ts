@@ -83,6 +83,10 @@ function stepMatches(step: ActionStep, e: DeliveredEvent, now: Date): boolean {
   return propertiesMatch(step.properties, e, now);
 }
 
+/** Whether an event matches an action: any of its steps. */
+export const matchesAction = (steps: ActionStep[], e: DeliveredEvent, now: Date) =>
+  steps.some((s) => stepMatches(s, e, now));
+
 export interface MatchContext {
   actions: Map<number, ActionStep[]>;
   testAccountFilters: unknown[];

@@ -209,6 +209,8 @@ export async function changeHogFunction(
     updatedAt: deps.now().toISOString(),
     ...(body.description !== undefined && { description: body.description }),
     ...(body.enabled !== undefined && { enabled: body.enabled }),
+    // Enabled again after disabling itself: its failure clock starts afresh.
+    ...(body.enabled === true && !current.enabled && { failingSince: null }),
     ...(body.icon_url !== undefined && { iconUrl: body.icon_url }),
   };
   await updateHogFunction(deps.meta, access.team.id, id, change);

@@ -8,13 +8,17 @@ import {
   pruneMetrics,
 } from '../../store/meta/hog-function-logs.js';
 import {
+  clearFailing,
   findHogFunction,
   type HogFunctionRecord,
+  markFailing,
   updateHogFunction,
 } from '../../store/meta/hog-functions.js';
 import { claimJobs, dropJobs, finishJob, type HogJob, retryJob } from '../../store/meta/hog-queue.js';
+import { ACTION_JOB_PREFIX } from './action-webhooks.js';
 import { hourOf } from './enqueue.js';
 import { buildRequest, DELIVERY_MAX_ANSWER_BYTES, redact, type Sender } from './service.js';
+import type { OutgoingRequest } from './templates.js';
 
 export interface WorkerDeps {
   meta: MetaDb;
@@ -42,6 +46,8 @@ export interface WorkerOptions {
   /** How often log lines and counters are written (default 1 s). */
   flushMs?: number;
   onError?: (error: unknown) => void;
+  /** Actions' Slack messages have no destination to log to: their lines go here (the server log). */
+  onActionLog?: (entry: { teamId: number; actionId: number; level: LogLevel; message: string }) => void;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -62,8 +68,6 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
   let timer: NodeJS.Timeout | undefined;
   let prunedAt = 0;
   const jobs = new Set<Promise<void>>();
-  /** Per destination: when its current run of failures began (this node's view). */
-  const failingSince = new Map<string, number>();
 
   const log = (
     f: Pick<HogFunctionRecord, 'id' | 'teamId'>,
@@ -105,14 +109,17 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
     );
   }
 
+  /**
+   * A failed try: the run of failures began at the first failure after the last success on any
+   * node (kept in the metadata store, so restarts and other nodes see the same clock).
+   */
   async function failed(f: HogFunctionRecord, job: HogJob, lines: FunctionLog[]): Promise<void> {
     const now = deps.now().getTime();
-    const since = failingSince.get(f.id) ?? now;
-    failingSince.set(f.id, since);
+    const since = new Date(await markFailing(deps.meta, f.id, deps.now().toISOString())).getTime();
     if (now - since < opts.disableAfterMs) return;
-    failingSince.delete(f.id);
     await updateHogFunction(deps.meta, f.teamId, f.id, {
       enabled: false,
+      failingSince: null,
       updatedAt: deps.now().toISOString(),
     });
     await dropJobs(deps.meta, f.id);
@@ -128,7 +135,48 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
     metric(f.id, 'failure', 'disabled_permanently');
   }
 
+  /** Backoff before try `attempt + 1`: doubled per try up to the cap, plus up to 20 % jitter. */
+  const pauseAfter = (attempt: number) =>
+    Math.min(opts.backoffMaxMs, opts.backoffMs * 2 ** (attempt - 1)) * (1 + Math.random() * 0.2);
+
+  /** An action's Slack message: the stored request, with the same guard, retries and backoff. */
+  async function runAction(job: HogJob): Promise<void> {
+    const actionId = Number(job.functionId.slice(ACTION_JOB_PREFIX.length));
+    const request = job.globals.request as OutgoingRequest;
+    const attempt = job.attempts + 1;
+    const say = (level: LogLevel, message: string) =>
+      opts.onActionLog?.({ teamId: job.teamId, actionId, level, message });
+    const host = (() => {
+      try {
+        return new URL(request.url).host;
+      } catch {
+        return 'an invalid URL';
+      }
+    })();
+    const result = await deps.send(request);
+    if (!result.error) {
+      await finishJob(deps.meta, job.id, opts.owner);
+      say('INFO', `Slack message for action ${actionId} to ${host} answered ${result.status}`);
+      return;
+    }
+    if (result.retryable && attempt < opts.maxAttempts) {
+      const pause = pauseAfter(attempt);
+      say('WARN', `Slack message to ${host} failed (attempt ${attempt}): ${result.error}; retrying`);
+      await retryJob(
+        deps.meta,
+        job.id,
+        opts.owner,
+        attempt,
+        new Date(deps.now().getTime() + pause).toISOString(),
+      );
+      return;
+    }
+    await finishJob(deps.meta, job.id, opts.owner);
+    say('ERROR', `Slack message for action ${actionId} to ${host} failed: ${result.error}`);
+  }
+
   async function run(job: HogJob): Promise<void> {
+    if (job.functionId.startsWith(ACTION_JOB_PREFIX)) return runAction(job);
     const f = await findHogFunction(deps.meta, job.teamId, job.functionId);
     if (!f?.enabled) {
       await finishJob(deps.meta, job.id, opts.owner);
@@ -162,14 +210,13 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
       if (!result.error) {
         lines.push(log(f, job, 'INFO', `${request.method} ${url} answered ${result.status} in ${ms} ms`));
         await finishJob(deps.meta, job.id, opts.owner);
-        failingSince.delete(f.id);
+        if (f.failingSince) await clearFailing(deps.meta, f.id);
         metric(f.id, 'success', 'succeeded');
         return;
       }
       const reason = redact(f, result.error);
       if (result.retryable && attempt < opts.maxAttempts) {
-        const pause =
-          Math.min(opts.backoffMaxMs, opts.backoffMs * 2 ** (attempt - 1)) * (1 + Math.random() * 0.2);
+        const pause = pauseAfter(attempt);
         lines.push(
           log(
             f,

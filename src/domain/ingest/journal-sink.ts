@@ -48,6 +48,13 @@ export interface JournalSinkOptions {
    * failure is retried with the batch.
    */
   afterInsert?: (eventParts: Buffer[]) => Promise<void>;
+  /**
+   * Projects whose rows go to `afterInsert` as soon as they are durable in the journal, without
+   * waiting for the insert (those with realtime destinations: delivery need not wait for the
+   * engine). The checkpoint still moves past them only once that call has succeeded; a failed or
+   * unfinished one is made again with the insert. Asked once per request, so cheap.
+   */
+  matchEarly?: (teamId: number) => boolean;
 }
 
 interface Queued {
@@ -58,6 +65,8 @@ interface Queued {
   at: number;
   /** The project of the request (unknown for records replayed at open). */
   teamId?: number;
+  /** `afterInsert` called early (`matchEarly`): settles when it has run; `ok` once it succeeded. */
+  early?: { settled: Promise<void>; ok: boolean };
 }
 
 interface Appending {
@@ -198,6 +207,35 @@ export async function openJournalSink(
   const idleDelayMs = Math.max(options.maxDelayMs, options.idleDelayMs ?? options.maxDelayMs);
   const delayMs = (now: number) => (now - lastRead < READ_RECENT_MS ? options.maxDelayMs : idleDelayMs);
 
+  // --- early matching (`matchEarly`): one call at a time, taking every record that waited ---
+  let earlyWaiting: Array<{ q: Queued; done(): void }> = [];
+  let earlyRunning = false;
+  function matchEarlyNext(): void {
+    const afterInsert = options.afterInsert;
+    if (earlyRunning || earlyWaiting.length === 0 || !afterInsert) return;
+    earlyRunning = true;
+    const taken = earlyWaiting;
+    earlyWaiting = [];
+    afterInsert(taken.map(({ q }) => q.entry.parts[EVENTS_PART] as Buffer))
+      .then(
+        () => {
+          for (const { q } of taken) if (q.early) q.early.ok = true;
+        },
+        // Left to the insert, which calls it again for these records.
+        (error: unknown) => options.onError?.(error, 0),
+      )
+      .finally(() => {
+        for (const t of taken) t.done();
+        earlyRunning = false;
+        matchEarlyNext();
+      });
+  }
+  function queueEarly(q: Queued): void {
+    let done!: () => void;
+    q.early = { settled: new Promise<void>((r) => (done = r)), ok: false };
+    earlyWaiting.push({ q, done });
+  }
+
   function settleIdle(): void {
     if (queue.length > 0 || inserting || appending) return;
     idle?.resolve();
@@ -224,7 +262,9 @@ export async function openJournalSink(
         let from = start;
         group.forEach((w, i) => {
           const end = ends[i] as number;
-          queue.push({ start: from, end, entry: w.entry, at: now, teamId: w.teamId });
+          const q: Queued = { start: from, end, entry: w.entry, at: now, teamId: w.teamId };
+          if (options.matchEarly?.(w.teamId)) queueEarly(q);
+          queue.push(q);
           queuedRows += w.entry.rows;
           teamDurable.set(w.teamId, end);
           from = end;
@@ -232,6 +272,7 @@ export async function openJournalSink(
         // Before anyone is answered: a query that starts after an answer waits for these rows.
         durable = journal.head();
         appending = false;
+        matchEarlyNext();
         wake();
         for (const w of group) w.resolve();
         appendNext();
@@ -332,8 +373,12 @@ export async function openJournalSink(
       );
       if (more) await journal.saveCheckpoint({ inserted: start, partial: { end, done: [...done] } }, false);
     }
-    if (options.afterInsert)
-      await options.afterInsert(batch.map((q) => q.entry.parts[EVENTS_PART] as Buffer));
+    if (options.afterInsert) {
+      // Records matched early are done once that call succeeded; the others are matched here.
+      await Promise.all(batch.map((q) => q.early?.settled));
+      const left = batch.filter((q) => !q.early?.ok);
+      if (left.length > 0) await options.afterInsert(left.map((q) => q.entry.parts[EVENTS_PART] as Buffer));
+    }
     await journal.saveCheckpoint({ inserted: end }, true);
   }
 

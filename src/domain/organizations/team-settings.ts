@@ -46,6 +46,8 @@ export const TEAM_SETTING_DEFAULTS = {
   primary_dashboard: null,
   default_data_theme: null,
   business_model: null,
+  // Where actions with `post_to_slack` post their message (domain/destinations/action-webhooks.ts).
+  slack_incoming_webhook: null,
   // PostHog's recording retention choice ('30d', '90d', '1y', '5y'); null: kept for ever.
   session_recording_retention_period: null,
   // Burrow's own: days of events (and sessions, logs) kept; null: everything.

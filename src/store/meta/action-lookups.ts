@@ -73,3 +73,14 @@ export async function liveActions(db: MetaDb, teamId: number): Promise<ActionRec
     .execute();
   return rows.map(toAction);
 }
+
+/** Live actions with `post_to_slack` on, of every project (what delivery matches events against). */
+export async function slackActions(db: MetaDb): Promise<ActionRecord[]> {
+  const rows = await db
+    .selectFrom('actions')
+    .selectAll()
+    .where('post_to_slack', '=', true)
+    .where('deleted', '=', false)
+    .execute();
+  return rows.map(toAction);
+}

@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import { bool, iso, json, toJson } from './codec.js';
+import { bool, iso, isoOrNull, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
 
 export interface HogFunctionsTable {
@@ -20,6 +20,7 @@ export interface HogFunctionsTable {
   created_at: ColumnType<Date | string, string, string>;
   created_by: number | null;
   updated_at: ColumnType<Date | string, string, string>;
+  failing_since: ColumnType<Date | string | null, string | null | undefined, string | null>;
 }
 
 declare module './tables.js' {
@@ -47,6 +48,8 @@ export interface HogFunctionRecord {
   createdAt: string;
   createdBy: number | null;
   updatedAt: string;
+  /** When the current run of failed deliveries began (every node's view); null: none. */
+  failingSince?: string | null;
 }
 
 type Row = {
@@ -67,6 +70,7 @@ type Row = {
   created_at: Date | string;
   created_by: number | null;
   updated_at: Date | string;
+  failing_since?: Date | string | null;
 };
 
 const toRecord = (r: Row): HogFunctionRecord => ({
@@ -87,6 +91,7 @@ const toRecord = (r: Row): HogFunctionRecord => ({
   createdAt: iso(r.created_at),
   createdBy: r.created_by,
   updatedAt: iso(r.updated_at),
+  failingSince: isoOrNull(r.failing_since),
 });
 
 const toRow = (f: Partial<HogFunctionRecord>) => ({
@@ -103,6 +108,7 @@ const toRow = (f: Partial<HogFunctionRecord>) => ({
   ...(f.filters !== undefined && { filters: toJson(f.filters) }),
   ...(f.masking !== undefined && { masking: f.masking === null ? null : toJson(f.masking) }),
   ...(f.updatedAt !== undefined && { updated_at: f.updatedAt }),
+  ...(f.failingSince !== undefined && { failing_since: f.failingSince }),
 });
 
 export async function insertHogFunction(db: MetaDb, f: HogFunctionRecord): Promise<void> {
@@ -191,4 +197,51 @@ export async function allEnabledHogFunctions(db: MetaDb): Promise<HogFunctionRec
     .where('enabled', '=', true)
     .execute();
   return rows.map((r) => toRecord(r as Row));
+}
+
+/**
+ * A failed delivery: the destination's run of failures starts now unless one has already started
+ * (on any node). Answers when the run began.
+ */
+export async function markFailing(db: MetaDb, id: string, now: string): Promise<string> {
+  await db
+    .updateTable('hog_functions')
+    .set({ failing_since: now })
+    .where('id', '=', id)
+    .where('failing_since', 'is', null)
+    .execute();
+  const row = await db
+    .selectFrom('hog_functions')
+    .select('failing_since')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return isoOrNull(row?.failing_since) ?? now;
+}
+
+/** A delivery went through: the run of failures (any node's) is over. */
+export async function clearFailing(db: MetaDb, id: string): Promise<void> {
+  await db
+    .updateTable('hog_functions')
+    .set({ failing_since: null })
+    .where('id', '=', id)
+    .where('failing_since', 'is not', null)
+    .execute();
+}
+
+/** Projects with an enabled destination or an action posting to Slack (capture matches their events early). */
+export async function teamsWithDestinations(db: MetaDb): Promise<number[]> {
+  const rows = await db
+    .selectFrom('hog_functions')
+    .select('team_id')
+    .where('deleted', '=', false)
+    .where('enabled', '=', true)
+    .union(
+      db
+        .selectFrom('actions')
+        .select('team_id')
+        .where('post_to_slack', '=', true)
+        .where('deleted', '=', false),
+    )
+    .execute();
+  return rows.map((r) => Number(r.team_id));
 }

@@ -19,6 +19,7 @@ export interface HogMasksTable {
   function_id: string;
   hash: string;
   expires_at: ColumnType<Date | string, string, string>;
+  count: ColumnType<number, number | undefined, number>;
 }
 
 declare module './tables.js' {
@@ -64,8 +65,9 @@ export async function enqueueInvocations(db: MetaDb, jobs: QueuedInvocation[], n
 
 /**
  * Takes up to `limit` due jobs (not leased, or leased by a node whose lease ran out), oldest first,
- * skipping `busy` destinations (at their concurrency limit on this node). Each row is taken by a
- * conditional update on the lease read, so two nodes racing for one row cannot both win it.
+ * skipping `busy` destinations (at their concurrency limit on this node). The candidates are taken
+ * by one conditional update that repeats the "free" condition, so two nodes racing for a row
+ * cannot both win it; the rows this node's lease (owner and its unique expiry) now holds are its.
  */
 export async function claimJobs(
   db: MetaDb,
@@ -74,25 +76,28 @@ export async function claimJobs(
 ): Promise<HogJob[]> {
   let q = db
     .selectFrom('hog_queue')
-    .select(['id', 'lease_owner', 'lease_expires_at'])
+    .select('id')
     .where('next_at', '<=', opts.now)
     .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', opts.now)]));
   if (opts.busy.length > 0) q = q.where('function_id', 'not in', opts.busy);
-  const candidates = await q.orderBy('next_at').orderBy('id').limit(opts.limit).execute();
-  const won: number[] = [];
-  for (const c of candidates) {
-    const result = await db
-      .updateTable('hog_queue')
-      .set({ lease_owner: owner, lease_expires_at: opts.until })
-      .where('id', '=', c.id)
-      .where((eb) =>
-        c.lease_owner === null ? eb('lease_owner', 'is', null) : eb('lease_owner', '=', c.lease_owner),
-      )
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 1) won.push(Number(c.id));
-  }
-  if (won.length === 0) return [];
-  const rows = await db.selectFrom('hog_queue').selectAll().where('id', 'in', won).orderBy('id').execute();
+  const candidates = (await q.orderBy('next_at').orderBy('id').limit(opts.limit).execute()).map((c) =>
+    Number(c.id),
+  );
+  if (candidates.length === 0) return [];
+  await db
+    .updateTable('hog_queue')
+    .set({ lease_owner: owner, lease_expires_at: opts.until })
+    .where('id', 'in', candidates)
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', opts.now)]))
+    .execute();
+  const rows = await db
+    .selectFrom('hog_queue')
+    .selectAll()
+    .where('id', 'in', candidates)
+    .where('lease_owner', '=', owner)
+    .where('lease_expires_at', '=', opts.until)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({
     id: Number(r.id),
     teamId: Number(r.team_id),
@@ -139,26 +144,30 @@ export async function queuedJobs(db: MetaDb): Promise<number> {
 }
 
 /**
- * Takes the masking key for its TTL: true when it was free (the event goes), false when an
- * unexpired key holds it (the event is masked). Expired keys are replaced.
+ * Counts one invocation under a masking key and answers how many the key has seen in its TTL
+ * (1: the first). The TTL runs from the first: an expired key starts again at 1. One atomic
+ * upsert, so nodes counting the same key at once each get their own number.
  */
-export async function takeMask(
+export async function countMask(
   db: MetaDb,
   functionId: string,
   hash: string,
   now: string,
   expiresAt: string,
-): Promise<boolean> {
+): Promise<number> {
   await db
     .deleteFrom('hog_masks')
     .where('function_id', '=', functionId)
     .where('hash', '=', hash)
     .where('expires_at', '<=', now)
     .execute();
-  const result = await db
+  const row = await db
     .insertInto('hog_masks')
-    .values({ function_id: functionId, hash, expires_at: expiresAt })
-    .onConflict((oc) => oc.columns(['function_id', 'hash']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    .values({ function_id: functionId, hash, expires_at: expiresAt, count: 1 })
+    .onConflict((oc) =>
+      oc.columns(['function_id', 'hash']).doUpdateSet((eb) => ({ count: eb('hog_masks.count', '+', 1) })),
+    )
+    .returning('count')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

@@ -28,6 +28,7 @@ import * as m0047 from './migrations/0047_error_tracking_rules.js';
 import * as m0048 from './migrations/0048_hog_functions.js';
 import * as m0049 from './migrations/0049_experiment_extras.js';
 import * as m0050 from './migrations/0050_hog_queue.js';
+import * as m0051 from './migrations/0051_destination_state.js';
 
 /**
  * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0048_hog_functions': m0048,
   '0049_experiment_extras': m0049,
   '0050_hog_queue': m0050,
+  '0051_destination_state': m0051,
 };
 
 class InCodeMigrations implements MigrationProvider {
