@@ -36,15 +36,6 @@ export function variablesParam(raw: string | undefined): Record<string, unknown>
   return v as Record<string, unknown>;
 }
 
-/** Aborts when the HTTP client goes away before the answer (a blocking calculation stops). */
-export function abortOnClose(request: FastifyRequest): AbortSignal {
-  const abort = new AbortController();
-  request.raw.once('close', () => {
-    if (request.raw.destroyed && !request.raw.complete) abort.abort();
-  });
-  return abort.signal;
-}
-
 /**
  * `?refresh=` of an insight or dashboard, as PostHog reads it from a query string: `true`/`1` mean
  * `true`, `false`/`0`/absent mean `false`, a mode name is itself. Then PostHog's general mapping:
