@@ -116,7 +116,7 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
           filtersOverride ??= dashboard.filters;
         }
         const variablesOverride = variablesParam(q.variables_override);
-                const results = (i: InsightRecord) =>
+        const results = (i: InsightRecord) =>
           insightResult(deps, query.service, {
             team: access.team,
             query: i.query,

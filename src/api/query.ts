@@ -7,8 +7,8 @@ import { scope } from '../domain/scopes.js';
 import type { QueryRuntime } from '../execution/runtime.js';
 import { loadParser } from '../hogql/parse.js';
 import { projectAccessOf } from '../server/auth.js';
-import type { ApiPlugin } from './context.js';
 import { abortOnClose } from './abort-on-close.js';
+import type { ApiPlugin } from './context.js';
 import { draftSqlRoutes } from './query-draft-sql.js';
 import { ErrorBody, ProjectIdParams } from './schemas/common.js';
 import {

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { DashboardFilter } from '../domain/query/filters.js';
 import { checkDashboardFilter } from '../domain/query/prepare.js';
 import { isId } from '../domain/saved/fields.js';

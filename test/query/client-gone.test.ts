@@ -41,7 +41,7 @@ describe('a blocking query whose client leaves', () => {
     await expect
       .poll(async () => (await post('SELECT 2')).status, { timeout: 5_000, interval: 50 })
       .toBe(200);
-    const body = await (await post('SELECT 3')).json();
+    const body = (await (await post('SELECT 3')).json()) as { results: unknown[][] };
     expect(body.results).toEqual([[3]]);
   }, 30_000);
 });
