@@ -56,7 +56,13 @@ export async function openDataset(options: { rows: number; dir: string | undefin
         lines.push(eventLineAt(g, j, team, written));
       // The encoded insert capture uses (JSON objects read into the String columns).
       await events.insertEncoded('events', Buffer.from(lines.join('')));
+      // Ten million rows take most of an hour on a shared machine: say how far it is. An
+      // interrupted run resumes from the rows already there when given the same --dir.
+      const done = Math.min(options.rows, i + 100_000);
+      if (done % 1_000_000 === 0 || done === options.rows)
+        console.log(`  ${done} events, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     }
+    console.log('persons, then OPTIMIZE TABLE events FINAL...');
     const { persons, pdis } = personRows(team);
     await insertPersons(events, persons);
     await insertDistinctIds(events, pdis);

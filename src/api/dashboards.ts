@@ -16,7 +16,7 @@ import { principalOf, projectAccessOf } from '../server/auth.js';
 import type { DashboardRecord } from '../store/meta/dashboards.js';
 import type { ApiPlugin } from './context.js';
 import { resourceRoutes } from './resource-routes.js';
-import { abortOnClose, filtersParam, idOf, refreshModeOf } from './saved-common.js';
+import { filtersParam, idOf, refreshModeOf } from './saved-common.js';
 import {
   Dashboard,
   DashboardBasic,
@@ -92,13 +92,13 @@ export const dashboardRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, {
       summary:
         "One dashboard with its tiles' results; `refresh` refreshes every tile (bounded concurrency, async modes in the background)",
       querystring: DashboardRetrieveQuery,
-      handler: async (request) => {
+      handler: async (request, signal) => {
         const access = projectAccessOf(request);
         const d = await getDashboard(deps, access, idOf(request.params.id));
         return full(access, d, {
           mode: refreshModeOf(request.query.refresh),
           filters: filtersParam(request.query.filters_override),
-          signal: abortOnClose(request),
+          signal,
         });
       },
     },

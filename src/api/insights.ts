@@ -15,7 +15,7 @@ import { principalOf, projectAccessOf } from '../server/auth.js';
 import type { InsightRecord } from '../store/meta/insights.js';
 import type { ApiPlugin } from './context.js';
 import { resourceRoutes } from './resource-routes.js';
-import { abortOnClose, filtersParam, idOf, refreshModeOf, variablesParam } from './saved-common.js';
+import { filtersParam, idOf, refreshModeOf, variablesParam } from './saved-common.js';
 import {
   Insight,
   InsightBody,
@@ -103,7 +103,7 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
     retrieve: {
       summary: 'One insight with its results; `refresh` takes the modes of /query (default: cache only)',
       querystring: InsightRetrieveQuery,
-      handler: async (request) => {
+      handler: async (request, signal) => {
         const access = projectAccessOf(request);
         const insight = await getInsight(deps, access, idOf(request.params.id));
         const q = request.query;
@@ -116,7 +116,6 @@ export const insightRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
           filtersOverride ??= dashboard.filters;
         }
         const variablesOverride = variablesParam(q.variables_override);
-        const signal = abortOnClose(request);
         const results = (i: InsightRecord) =>
           insightResult(deps, query.service, {
             team: access.team,

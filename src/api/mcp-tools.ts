@@ -14,6 +14,7 @@ import type { QueryRuntime } from '../execution/runtime.js';
 import { findTable } from '../hogql/schema/database.js';
 import { starFields } from '../hogql/schema/fields.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
+import { abortOnClose } from './abort-on-close.js';
 import type { ApiPlugin } from './context.js';
 import { ProjectIdParams } from './schemas/common.js';
 
@@ -112,6 +113,7 @@ export const mcpToolRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
   const invoke = async (
     name: string,
     request: FastifyRequest,
+    signal: AbortSignal,
   ): Promise<{ status: 200 | 400 | 404; body: object }> => {
     const tool = MCP_TOOLS[name];
     if (!tool)
@@ -122,14 +124,10 @@ export const mcpToolRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
     requireScopes(principalOf(request), tool.scopes);
     const access = projectAccessOf(request);
     const args = (request.body as { args?: unknown } | undefined)?.args ?? {};
-    const abort = new AbortController();
-    request.raw.once('close', () => {
-      if (request.raw.destroyed && !request.raw.complete) abort.abort();
-    });
     try {
       if (typeof args !== 'object' || args === null || Array.isArray(args))
         throw new ToolArgsError('args: Input should be a valid dictionary');
-      const content = await tool.run(args as Record<string, unknown>, contextFor(access, abort.signal));
+      const content = await tool.run(args as Record<string, unknown>, contextFor(access, signal));
       return { status: 200, body: { success: true, content } };
     } catch (err) {
       if (err instanceof ToolArgsError) {
@@ -185,7 +183,7 @@ export const mcpToolRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { d
           },
         },
         async (request, reply) => {
-          const out = await invoke(name, request);
+          const out = await invoke(name, request, abortOnClose(reply));
           return reply.code(out.status as 200 | 400).send(out.body as never);
         },
       );

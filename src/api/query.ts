@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { executeQueryRequest } from '../domain/query/execute.js';
@@ -7,6 +7,7 @@ import { scope } from '../domain/scopes.js';
 import type { QueryRuntime } from '../execution/runtime.js';
 import { loadParser } from '../hogql/parse.js';
 import { projectAccessOf } from '../server/auth.js';
+import { abortOnClose } from './abort-on-close.js';
 import type { ApiPlugin } from './context.js';
 import { draftSqlRoutes } from './query-draft-sql.js';
 import { ErrorBody, ProjectIdParams } from './schemas/common.js';
@@ -28,12 +29,8 @@ type Body = Static<typeof QueryRequestBody>;
 
 export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { deps, query }) => {
   await loadParser();
-  const create = async (request: FastifyRequest, body: Body, kindInPath?: string) => {
+  const create = async (request: FastifyRequest, reply: FastifyReply, body: Body, kindInPath?: string) => {
     const team = projectAccessOf(request).team;
-    const abort = new AbortController();
-    request.raw.once('close', () => {
-      if (request.raw.destroyed && !request.raw.complete) abort.abort();
-    });
     return executeQueryRequest(deps, query.service, {
       team,
       query: body.query,
@@ -42,7 +39,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
       clientQueryId: body.client_query_id ?? null,
       filtersOverride: body.filters_override as DashboardFilter | null | undefined,
       variablesOverride: body.variables_override as Record<string, unknown> | null | undefined,
-      signal: abort.signal,
+      signal: abortOnClose(reply),
       ...(kindInPath ? { kindInPath } : {}),
     });
   };
@@ -61,7 +58,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
         },
       },
       async (request, reply) => {
-        const outcome = await create(request, request.body);
+        const outcome = await create(request, reply, request.body);
         return reply.code(outcome.httpStatus).send(outcome.body);
       },
     );
@@ -79,7 +76,7 @@ export const queryRoutes: ApiPlugin<{ query: QueryRuntime }> = async (app, { dep
         },
       },
       async (request, reply) => {
-        const outcome = await create(request, request.body, request.params.kind);
+        const outcome = await create(request, reply, request.body, request.params.kind);
         return reply.code(outcome.httpStatus).send(outcome.body);
       },
     );

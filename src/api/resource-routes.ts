@@ -8,6 +8,7 @@ import type {
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { RouteScope } from '../domain/scopes.js';
 import { type Page, Paginated, pageOf, paginate } from '../server/pagination.js';
+import { abortOnClose } from './abort-on-close.js';
 import type { ApiPlugin } from './context.js';
 import { ProjectIdParams } from './schemas/common.js';
 import { PROJECT_PREFIXES } from './schemas/recordings.js';
@@ -52,7 +53,8 @@ export interface ResourceSpec<
   retrieve: {
     summary: string;
     querystring?: RetrieveQuery;
-    handler(request: Req<Params, RetrieveQuery>): Promise<Static<Item>>;
+    /** `signal` aborts when the client goes away first (a calculation for the answer stops). */
+    handler(request: Req<Params, RetrieveQuery>, signal: AbortSignal): Promise<Static<Item>>;
   };
   /** PATCH and PUT alike (PostHog's clients send both). */
   change: { summary: string; handler(request: Req<Params, TObject, Body>): Promise<Static<Item>> };
@@ -125,7 +127,7 @@ export function resourceRoutes<
         ...(retrieve.querystring ? { querystring: retrieve.querystring } : {}),
         response: { 200: one },
       },
-      async (request) => retrieve.handler(as(request)),
+      async (request, reply) => retrieve.handler(as(request), abortOnClose(reply)),
     );
     for (const method of ['PATCH', 'PUT'] as const)
       route(

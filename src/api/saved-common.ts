@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { DashboardFilter } from '../domain/query/filters.js';
 import { checkDashboardFilter } from '../domain/query/prepare.js';
 import { isId } from '../domain/saved/fields.js';
@@ -34,15 +33,6 @@ export function variablesParam(raw: string | undefined): Record<string, unknown>
   if (typeof v !== 'object' || Array.isArray(v))
     throw validationError('Must be an object.', 'variables_override');
   return v as Record<string, unknown>;
-}
-
-/** Aborts when the HTTP client goes away before the answer (a blocking calculation stops). */
-export function abortOnClose(request: FastifyRequest): AbortSignal {
-  const abort = new AbortController();
-  request.raw.once('close', () => {
-    if (request.raw.destroyed && !request.raw.complete) abort.abort();
-  });
-  return abort.signal;
 }
 
 /**
