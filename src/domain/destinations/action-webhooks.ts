@@ -26,9 +26,22 @@ export interface ActionMessageInput {
   siteUrl: string;
 }
 
-/** PostHog's `stringify`: strings as they are, `undefined` spelled out, the rest as JSON. */
+/**
+ * A token's value is cut to this many characters and the whole message to Slack's limit for a
+ * message's text: a format of 1 200 characters naming a megabyte property fifty times must not
+ * build (and queue, and send) fifty megabytes.
+ */
+export const MAX_TOKEN_CHARS = 3_000;
+export const MAX_MESSAGE_CHARS = 40_000;
+
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+/** PostHog's `stringify` (strings as they are, `undefined` spelled out, the rest as JSON), clipped. */
 const stringify = (v: unknown): string =>
-  typeof v === 'string' ? v : v === undefined ? 'undefined' : (JSON.stringify(v) ?? 'undefined');
+  clip(
+    typeof v === 'string' ? v : v === undefined ? 'undefined' : (JSON.stringify(v) ?? 'undefined'),
+    MAX_TOKEN_CHARS,
+  );
 
 // https://api.slack.com/reference/surfaces/formatting#escaping
 const escapeSlack = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
@@ -137,7 +150,7 @@ export function actionMessage(input: ActionMessageInput): { text: string; markdo
         markdown += m;
       }
     });
-    return { text, markdown };
+    return { text: clip(text, MAX_MESSAGE_CHARS), markdown: clip(markdown, MAX_MESSAGE_CHARS) };
   } catch (error) {
     if (!(error instanceof UnknownToken)) throw error;
     const [name, linked] = link(input.action.name, actionLink);
