@@ -325,6 +325,19 @@ async function timeOnPage(
         AND ${inT(p.prevFrom ?? p.from, p.to)} AND {filters})
     WHERE breakdown_value IS NOT NULL AND d IS NOT NULL
     GROUP BY breakdown_value`;
+  return perLeftPage(text, node, ctx, rules);
+}
+
+/**
+ * Runs a query over the page being left (`{bd}`: the cleaned `$prev_pageview_pathname`, `{filters}`:
+ * scrollFilters) and keys its rows' other columns by the JSON of that path.
+ */
+async function perLeftPage(
+  text: string,
+  node: StatsNode,
+  ctx: RunnerContext,
+  rules: PathCleaning,
+): Promise<Map<string, (number | null)[]>> {
   const run = await runSelect(parseSelect(text), ctx, {
     modifiers: node.modifiers,
     exprs: {
@@ -371,14 +384,7 @@ async function scrollDepth(
         AND timestamp >= ${at_(p.prevFrom ?? p.from)} AND timestamp < ${at_(p.to)} AND {filters})
     WHERE breakdown_value IS NOT NULL AND ((${cur}) OR (${prev}))
     GROUP BY breakdown_value`;
-  const run = await runSelect(parseSelect(text), ctx, {
-    modifiers: node.modifiers,
-    exprs: {
-      filters: scrollFilters(node, ctx),
-      bd: cleanedPath('properties.$prev_pageview_pathname', rules),
-    },
-  });
-  return new Map(run.rows.map((r) => [JSON.stringify(r[0]), r.slice(1).map(num)]));
+  return perLeftPage(text, node, ctx, rules);
 }
 
 /**
