@@ -127,6 +127,8 @@ export interface Config {
     backoffMaxMs: number;
     /** A destination whose every try failed for this long disables itself. */
     disableAfterMs: number;
+    /** Deliveries started per second on a node while capture needs its event loop. */
+    busyRate: number;
   };
 }
 
@@ -422,6 +424,7 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMs: int(env, 'DESTINATIONS_RETRY_BASE_MS', 1000, 0, 3_600_000),
       backoffMaxMs: int(env, 'DESTINATIONS_RETRY_MAX_MS', 30_000, 0, 3_600_000),
       disableAfterMs: int(env, 'DESTINATIONS_DISABLE_AFTER_MS', 3 * 3_600_000, 1000, 30 * 86_400_000),
+      busyRate: int(env, 'DESTINATIONS_BUSY_RATE', 100, 1, 1_000_000),
     },
   };
 }

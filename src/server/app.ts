@@ -38,6 +38,7 @@ import {
   flushPeriodically,
 } from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
+import { createCapturePressure } from '../domain/destinations/capture-pressure.js';
 import { createDeliveryMatcher } from '../domain/destinations/enqueue.js';
 import { startLiveTeams } from '../domain/destinations/live-teams.js';
 import { DEFAULT_MAX_ATTEMPTS, startDeliveryWorker } from '../domain/destinations/worker.js';
@@ -58,6 +59,7 @@ import { createQueryRuntime } from '../execution/runtime.js';
 import type { EventsStore } from '../store/events/store.js';
 import { openCaptureJournal } from '../store/journal/capture-journal.js';
 import type { MetaStore } from '../store/meta/db.js';
+import { enqueueInvocations } from '../store/meta/hog-queue.js';
 import type { TeamRecord } from '../store/meta/teams.js';
 import { type Bus, memoryBus } from '../store/shared/bus.js';
 import { installAuth } from './auth.js';
@@ -179,13 +181,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
     config.destinations.timeoutMs,
   );
   let deliveryWorker: ReturnType<typeof startDeliveryWorker> | null = null;
+  // Deliveries yield to capture while capture needs the event loop (capture-pressure.ts).
+  const pressure = createCapturePressure();
   // Projects with destinations: their events are matched once in the journal, before the insert.
   let liveTeams: ReturnType<typeof startLiveTeams> | null = null;
   const matchDestinations = createDeliveryMatcher({
     meta: deps.meta,
     now: deps.now,
     siteUrl: config.siteUrl,
-    onQueued: () => deliveryWorker?.nudge(),
+    queue: (jobs, now) =>
+      deliveryWorker
+        ? deliveryWorker.enqueue(jobs, now)
+        : enqueueInvocations(deps.meta, jobs, now.toISOString()),
   });
   // Capture's rows go to the node's journal first (docs/capture.md): what it holds from before a
   // crash is inserted here, before any route serves.
@@ -234,6 +241,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       ...deps,
       definitions,
       sink,
+      onRows: pressure.captured,
       onAcknowledged: eventsArrived,
       // Error tracking: exceptions grouped into issues, minified frames through uploaded source maps.
       exceptions: createExceptionStep({
@@ -306,13 +314,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
             backoffMs: d.backoffMs,
             backoffMaxMs: d.backoffMaxMs,
             disableAfterMs: d.disableAfterMs,
+            busy: pressure.busy,
+            busyRate: d.busyRate,
             onError: (err) => app.log.error({ err }, 'destination delivery failed'),
             onActionLog: ({ level, message, ...where }) =>
               app.log[level === 'ERROR' ? 'error' : level === 'WARN' ? 'warn' : 'info'](where, message),
           },
         );
       },
-      stop: async () => deliveryWorker?.stop(),
+      stop: async () => {
+        pressure.stop();
+        await deliveryWorker?.stop();
+      },
     },
     // Queries still running in the background are abandoned with the node.
     { name: 'query runtime', stop: () => query.close() },

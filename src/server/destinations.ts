@@ -33,6 +33,7 @@ async function send(policy: NetworkPolicy, req: OutgoingRequest, timeoutMs: numb
       ...(req.body !== null && { body: req.body }),
       signal: AbortSignal.timeout(timeoutMs),
       maxBytes: DELIVERY_MAX_ANSWER_BYTES,
+      keepAlive: true,
     });
     const ok = answer.status >= 200 && answer.status < 300;
     return {

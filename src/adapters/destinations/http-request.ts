@@ -1,6 +1,34 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type NetworkPolicy, pinnedLookup, pinsConnections } from '../network.js';
+
+/** Idle kept-alive connections close after this long (servers commonly keep them 5 s). */
+const IDLE_MS = 4000;
+
+/**
+ * Kept-alive connections per network policy: realtime destinations send thousands of small
+ * requests a second to a few hosts, and a TCP (and TLS) handshake per request cost more than the
+ * request. Pooling keeps the guard: a pooled socket was opened through the policy's pinned
+ * lookup, so it is connected to an address that was checked when it was opened, and the policy
+ * itself never changes while the process runs.
+ */
+const pools = new WeakMap<NetworkPolicy, { http: HttpAgent; https: HttpsAgent }>();
+function poolOf(policy: NetworkPolicy) {
+  let pool = pools.get(policy);
+  if (!pool) {
+    const options = {
+      keepAlive: true,
+      maxSockets: 64,
+      maxFreeSockets: 64,
+      timeout: IDLE_MS,
+      scheduling: 'lifo' as const,
+      ...(pinsConnections(policy) && { lookup: pinnedLookup(policy) as never }),
+    };
+    pool = { http: new HttpAgent(options), https: new HttpsAgent(options) };
+    pools.set(policy, pool);
+  }
+  return pool;
+}
 
 export interface Answer {
   status: number;
@@ -25,6 +53,8 @@ export function destinationRequest(
     signal?: AbortSignal;
     /** Read at most this many bytes of the answer, then drop the connection. */
     maxBytes?: number;
+    /** Reuse connections to the same host (realtime destinations); else one connection per request. */
+    keepAlive?: boolean;
   },
 ): Promise<Answer> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -36,8 +66,8 @@ export function destinationRequest(
         headers: init.headers,
         ...(init.signal && { signal: init.signal }),
         ...(pinsConnections(policy) && { lookup: pinnedLookup(policy) as never }),
-        // A fresh connection per request: a pooled socket may predate a policy check.
-        agent: false,
+        // Batch exports open a fresh connection per request (they send few, large ones).
+        agent: init.keepAlive ? poolOf(policy)[url.protocol === 'https:' ? 'https' : 'http'] : false,
         timeout: 60_000,
       },
       (res) => {

@@ -39,6 +39,8 @@ export interface IngestDeps {
    * them): cached results calculated before are stale (event watermarks, docs/query-api.md).
    */
   onAcknowledged?: ((teamId: number) => void) | undefined;
+  /** Told of every set of rows accepted (capture's load, which realtime delivery yields to). */
+  onRows?: ((rows: number) => void) | undefined;
   /** LLM cost at ingestion (default: the model price table in the repository). */
   cost?: CostStep | undefined;
   /** Error tracking at ingestion (default: grouping into issues, no symbolication). */
@@ -109,7 +111,18 @@ function isConflict(error: unknown): boolean {
  * loser reprocesses its request.
  */
 export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptions) {
-  const commit: IngestSink = deps.sink ?? directSink(deps.events, options, deps.afterInsert);
+  const sink: IngestSink = deps.sink ?? directSink(deps.events, options, deps.afterInsert);
+  const onRows = deps.onRows;
+  const commit: IngestSink = onRows
+    ? {
+        add: (set, rows, teamId) => {
+          onRows(rows);
+          return sink.add(set, rows, teamId);
+        },
+        pendingRows: () => sink.pendingRows(),
+        close: () => sink.close(),
+      }
+    : sink;
   const cache = new PersonCache();
   const persons = createPersonGroup(deps.meta, cache, {
     maxEvents: PERSON_GROUP_EVENTS,

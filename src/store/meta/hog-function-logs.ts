@@ -110,14 +110,32 @@ export async function addMetrics(
   db: MetaDb,
   counts: Array<{ functionId: string; hour: string; kind: string; name: string; count: number }>,
 ): Promise<void> {
+  // One statement for all: PostgreSQL refuses two rows for one key in one upsert, so equal keys
+  // are added up first.
+  const merged = new Map<string, (typeof counts)[number]>();
   for (const c of counts) {
+    const key = `${c.functionId}\n${c.hour}\n${c.kind}\n${c.name}`;
+    const known = merged.get(key);
+    if (known) known.count += c.count;
+    else merged.set(key, { ...c });
+  }
+  const rows = [...merged.values()];
+  for (let i = 0; i < rows.length; i += 500) {
     await db
       .insertInto('hog_function_metrics')
-      .values({ function_id: c.functionId, hour: c.hour, kind: c.kind, name: c.name, count: c.count })
+      .values(
+        rows.slice(i, i + 500).map((c) => ({
+          function_id: c.functionId,
+          hour: c.hour,
+          kind: c.kind,
+          name: c.name,
+          count: c.count,
+        })),
+      )
       .onConflict((oc) =>
         oc
           .columns(['function_id', 'hour', 'kind', 'name'])
-          .doUpdateSet((eb) => ({ count: eb('hog_function_metrics.count', '+', c.count) })),
+          .doUpdateSet((eb) => ({ count: eb('hog_function_metrics.count', '+', eb.ref('excluded.count')) })),
       )
       .execute();
   }

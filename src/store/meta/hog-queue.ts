@@ -1,6 +1,7 @@
-import type { ColumnType } from 'kysely';
+import { type ColumnType, type Selectable, sql } from 'kysely';
 import { iso, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
+import { dialectOf } from './dialect.js';
 
 export interface HogQueueTable {
   id: ColumnType<number, never, never>;
@@ -44,74 +45,122 @@ export interface HogJob extends QueuedInvocation {
 
 /** Queues invocations; an (destination, event) pair already queued is left as it is (replays). */
 export async function enqueueInvocations(db: MetaDb, jobs: QueuedInvocation[], now: string): Promise<void> {
+  await insertJobs(db, jobs, now, null);
+}
+
+/**
+ * Queues invocations already leased to `owner` until `until` (the node that matched them sends
+ * them: no claim needed). Answers the jobs written; a pair already queued is not (replays: whoever
+ * holds it sends it).
+ */
+export async function enqueueLeased(
+  db: MetaDb,
+  jobs: QueuedInvocation[],
+  now: string,
+  lease: { owner: string; until: string },
+): Promise<HogJob[]> {
+  return insertJobs(db, jobs, now, lease);
+}
+
+async function insertJobs(
+  db: MetaDb,
+  jobs: QueuedInvocation[],
+  now: string,
+  lease: { owner: string; until: string } | null,
+): Promise<HogJob[]> {
+  const written: HogJob[] = [];
   // Bounded statements: SQLite takes at most 32 766 parameters.
   for (let i = 0; i < jobs.length; i += 500) {
-    await db
+    const slice = jobs.slice(i, i + 500);
+    const insert = db
       .insertInto('hog_queue')
       .values(
-        jobs.slice(i, i + 500).map((j) => ({
+        slice.map((j) => ({
           team_id: j.teamId,
           function_id: j.functionId,
           event_uuid: j.eventUuid,
           globals: toJson(j.globals),
-          next_at: now,
+          next_at: lease ? lease.until : now,
+          lease_owner: lease?.owner ?? null,
+          lease_expires_at: lease?.until ?? null,
           created_at: now,
         })),
       )
-      .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing())
-      .execute();
+      .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing());
+    if (!lease) {
+      await insert.execute();
+      continue;
+    }
+    const byKey = new Map(slice.map((j) => [`${j.functionId}\n${j.eventUuid}`, j]));
+    for (const r of await insert.returning(['id', 'function_id', 'event_uuid']).execute()) {
+      const j = byKey.get(`${r.function_id}\n${r.event_uuid}`);
+      if (j) written.push({ ...j, id: Number(r.id), attempts: 0, createdAt: now });
+    }
   }
+  return written;
 }
 
 /**
- * Takes up to `limit` due jobs (not leased, or leased by a node whose lease ran out), oldest first,
- * skipping `busy` destinations (at their concurrency limit on this node). The candidates are taken
- * by one conditional update that repeats the "free" condition, so two nodes racing for a row
- * cannot both win it; the rows this node's lease (owner and its unique expiry) now holds are its.
+ * Destinations with queued jobs (due or not). A skip scan over the `(function_id, next_at, id)`
+ * index: one seek per destination, however long the queue (a `DISTINCT` would read every row).
  */
-export async function claimJobs(
-  db: MetaDb,
-  owner: string,
-  opts: { now: string; until: string; limit: number; busy: string[] },
-): Promise<HogJob[]> {
-  let q = db
-    .selectFrom('hog_queue')
-    .select('id')
-    .where('next_at', '<=', opts.now)
-    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', opts.now)]));
-  if (opts.busy.length > 0) q = q.where('function_id', 'not in', opts.busy);
-  const candidates = (await q.orderBy('next_at').orderBy('id').limit(opts.limit).execute()).map((c) =>
-    Number(c.id),
-  );
-  if (candidates.length === 0) return [];
-  await db
-    .updateTable('hog_queue')
-    .set({ lease_owner: owner, lease_expires_at: opts.until })
-    .where('id', 'in', candidates)
-    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', opts.now)]))
-    .execute();
-  const rows = await db
-    .selectFrom('hog_queue')
-    .selectAll()
-    .where('id', 'in', candidates)
-    .where('lease_owner', '=', owner)
-    .where('lease_expires_at', '=', opts.until)
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({
-    id: Number(r.id),
-    teamId: Number(r.team_id),
-    functionId: r.function_id,
-    eventUuid: r.event_uuid,
-    globals: json<Record<string, unknown>>(r.globals),
-    attempts: Number(r.attempts),
-    createdAt: iso(r.created_at),
-  }));
+export async function queuedFunctionIds(db: MetaDb): Promise<string[]> {
+  const result = await sql<{ id: string | null }>`
+    with recursive f(id) as (
+      select min(function_id) from hog_queue
+      union all
+      select (select min(q.function_id) from hog_queue q where q.function_id > f.id) from f where f.id is not null
+    )
+    select id from f where id is not null`.execute(db);
+  return result.rows.map((r) => String(r.id));
 }
 
-/** Sent, or failed for good: the job leaves the queue. */
-export async function finishJob(db: MetaDb, id: number, owner: string): Promise<void> {
-  await db.deleteFrom('hog_queue').where('id', '=', id).where('lease_owner', '=', owner).execute();
+/**
+ * Takes up to `limit` due jobs of one destination, oldest first, under this node's lease. A taken
+ * job's `next_at` moves to the lease's end, so due means "not leased, or leased by a node whose
+ * lease ran out" and the scan reads only jobs it can take (leased and retrying jobs are not due).
+ * One conditional update: the subquery's candidates are re-checked as they are updated, and on
+ * PostgreSQL rows another node is taking are skipped, so two nodes never win the same job.
+ */
+export async function claimDue(
+  db: MetaDb,
+  owner: string,
+  opts: { now: string; until: string; functionId: string; limit: number },
+): Promise<HogJob[]> {
+  const lock = dialectOf(db).lockSkipLocked('c');
+  const result = await sql<Selectable<HogQueueTable>>`
+    update hog_queue
+    set lease_owner = ${owner}, lease_expires_at = ${opts.until}, next_at = ${opts.until}
+    where id in (
+      select c.id from hog_queue c
+      where c.function_id = ${opts.functionId} and c.next_at <= ${opts.now}
+      order by c.next_at, c.id
+      limit ${opts.limit}
+      ${lock}
+    ) and next_at <= ${opts.now}
+    returning *`.execute(db);
+  return result.rows
+    .map((r) => ({
+      id: Number(r.id),
+      teamId: Number(r.team_id),
+      functionId: r.function_id,
+      eventUuid: r.event_uuid,
+      globals: json<Record<string, unknown>>(r.globals),
+      attempts: Number(r.attempts),
+      createdAt: iso(r.created_at),
+    }))
+    .sort((a, b) => a.id - b.id);
+}
+
+/** Sent, or failed for good: the jobs leave the queue (those this node still holds). */
+export async function finishJobs(db: MetaDb, ids: number[], owner: string): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .deleteFrom('hog_queue')
+      .where('id', 'in', ids.slice(i, i + 500))
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
 }
 
 /** Back in the queue, due at `nextAt`, one more attempt counted. */
@@ -128,6 +177,18 @@ export async function retryJob(
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .execute();
+}
+
+/** Claimed jobs this node will not send (it stops): due at `now` again, attempts unchanged. */
+export async function releaseJobs(db: MetaDb, ids: number[], owner: string, now: string): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .updateTable('hog_queue')
+      .set({ next_at: now, lease_owner: null, lease_expires_at: null })
+      .where('id', 'in', ids.slice(i, i + 500))
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
 }
 
 /** Jobs of one destination still queued (a disabled one's are dropped). */

@@ -29,6 +29,7 @@ import * as m0048 from './migrations/0048_hog_functions.js';
 import * as m0049 from './migrations/0049_experiment_extras.js';
 import * as m0050 from './migrations/0050_hog_queue.js';
 import * as m0051 from './migrations/0051_destination_state.js';
+import * as m0052 from './migrations/0052_hog_queue_per_destination.js';
 
 /**
  * `rewritesData`: the migration changes or moves existing rows (not only adds tables, columns or
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0049_experiment_extras': m0049,
   '0050_hog_queue': m0050,
   '0051_destination_state': m0051,
+  '0052_hog_queue_per_destination': m0052,
 };
 
 class InCodeMigrations implements MigrationProvider {
