@@ -127,6 +127,9 @@ export interface Config {
     backoffMaxMs: number;
     /** A destination whose every try failed for this long disables itself. */
     disableAfterMs: number;
+    /** Worker threads Liquid inputs render in, and how many renders may wait for one. */
+    liquidWorkers: number;
+    liquidQueue: number;
   };
 }
 
@@ -422,6 +425,8 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMs: int(env, 'DESTINATIONS_RETRY_BASE_MS', 1000, 0, 3_600_000),
       backoffMaxMs: int(env, 'DESTINATIONS_RETRY_MAX_MS', 30_000, 0, 3_600_000),
       disableAfterMs: int(env, 'DESTINATIONS_DISABLE_AFTER_MS', 3 * 3_600_000, 1000, 30 * 86_400_000),
+      liquidWorkers: int(env, 'DESTINATIONS_LIQUID_WORKERS', 2, 1, 64),
+      liquidQueue: int(env, 'DESTINATIONS_LIQUID_QUEUE', 1000, 1, 100_000),
     },
   };
 }

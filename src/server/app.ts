@@ -39,6 +39,7 @@ import {
 } from '../domain/definitions/collector.js';
 import type { Deps } from '../domain/deps.js';
 import { createDeliveryMatcher } from '../domain/destinations/enqueue.js';
+import { createLiquidPool } from '../domain/destinations/liquid-pool.js';
 import { startLiveTeams } from '../domain/destinations/live-teams.js';
 import { DEFAULT_MAX_ATTEMPTS, startDeliveryWorker } from '../domain/destinations/worker.js';
 import { createExceptionStep } from '../domain/error-tracking/ingest-step.js';
@@ -178,6 +179,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     { allowPrivate: config.batchExports.allowPrivateNetworks, dnsServers: config.dnsServers },
     config.destinations.timeoutMs,
   );
+  // Liquid inputs parse and render in worker threads (started on the first Liquid template).
+  const liquid = createLiquidPool({
+    size: config.destinations.liquidWorkers,
+    queueLimit: config.destinations.liquidQueue,
+  });
   let deliveryWorker: ReturnType<typeof startDeliveryWorker> | null = null;
   // Projects with destinations: their events are matched once in the journal, before the insert.
   let liveTeams: ReturnType<typeof startLiveTeams> | null = null;
@@ -295,7 +301,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         if (!config.destinations.workers) return;
         const d = config.destinations;
         deliveryWorker = startDeliveryWorker(
-          { meta: deps.meta, now: deps.now, send: sendToDestination },
+          { meta: deps.meta, now: deps.now, send: sendToDestination, liquid },
           {
             owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
             pollMs: d.pollMs,
@@ -314,6 +320,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       },
       stop: async () => deliveryWorker?.stop(),
     },
+    // After delivery has stopped: nothing renders any more.
+    { name: 'liquid renderer', stop: () => liquid.close() },
     // Queries still running in the background are abandoned with the node.
     { name: 'query runtime', stop: () => query.close() },
     // Whatever in-flight requests queued is written before the stores close...
@@ -373,6 +381,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         ...api,
         send: sendToDestination,
         siteUrl: config.siteUrl,
+        liquid,
       },
     ],
     [

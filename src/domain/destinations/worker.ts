@@ -19,11 +19,14 @@ import { ACTION_JOB_PREFIX } from './action-webhooks.js';
 import { hourOf } from './enqueue.js';
 import { buildRequest, DELIVERY_MAX_ANSWER_BYTES, redact, type Sender } from './service.js';
 import type { OutgoingRequest } from './templates.js';
+import type { LiquidEngine } from './templating.js';
 
 export interface WorkerDeps {
   meta: MetaDb;
   now: () => Date;
   send: Sender;
+  /** Where Liquid inputs render (worker threads, off the event loop). */
+  liquid: LiquidEngine;
 }
 
 export interface WorkerOptions {
@@ -187,7 +190,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
     try {
       let request: Awaited<ReturnType<typeof buildRequest>>;
       try {
-        request = await buildRequest(f, job.globals);
+        request = await buildRequest(f, job.globals, deps.liquid);
       } catch (error) {
         lines.push(log(f, job, 'ERROR', `Rendering the inputs failed: ${(error as Error).message}`));
         await finishJob(deps.meta, job.id, opts.owner);
