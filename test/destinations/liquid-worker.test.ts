@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLiquidPool } from '../../src/domain/destinations/liquid-pool.js';
 import {
@@ -177,5 +179,23 @@ describe('Liquid in worker threads', () => {
     expect(await renderValue(t, 'hog', globals)).toBe('Hi a@example.com (signed up)');
     expect(() => parseHogTemplate('{nope.x}')).toThrow(TemplateError);
     expect(() => parseHogTemplate('{nope.x}')).toThrow(TemplateError);
+  });
+
+  it('an idle pool does not keep the process alive; a render in progress does', () => {
+    // Under tsx, as `npm run dev` runs it: the script ends without closing the pool.
+    const pool = fileURLToPath(new URL('../../src/domain/destinations/liquid-pool.ts', import.meta.url));
+    const script = `
+      const { createLiquidPool } = await import(${JSON.stringify(pool)});
+      const p = createLiquidPool();
+      p.render('{{ a }}!', { a: 'done' }).then((out) => console.log(out));`;
+    const started = performance.now();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('done!');
+    expect(run.status).toBe(0);
+    expect(performance.now() - started).toBeLessThan(15_000);
   });
 });

@@ -151,9 +151,9 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
 
   function spawn(): void {
     started++;
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData, resourceLimits });
-    // An idle pool never keeps the process alive; a job in flight does, through its deadline timer.
-    worker.unref();
+    // No inherited flags: `--input-type=module` would read the source as ESM, a loader (tsx) would
+    // only slow the start.
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData, resourceLimits, execArgv: [] });
     const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
     slots.add(slot);
     worker.on('message', (m: { ready?: boolean; id?: number; out?: string; error?: string }) => {
@@ -175,13 +175,18 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
       );
     });
     worker.on('exit', (code) => drop(slot, new LiquidJobError(`the renderer stopped (exit code ${code})`)));
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
   }
 
-  /** Gives waiting jobs to idle workers, and starts workers while jobs wait and the pool is short. */
+  /**
+   * Gives waiting jobs to idle workers, and starts workers while jobs wait and the pool is short.
+   * A worker with work keeps the process alive (a script awaiting a render); an idle one does not.
+   */
   function pump(): void {
     if (closed) return;
     for (const slot of slots) {
-      if (!queue.length) return;
+      if (!queue.length) break;
       if (!slot.ready || slot.job) continue;
       const job = queue.shift()!;
       slot.job = job;
@@ -196,6 +201,10 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
     }
     let wanted = queue.length - [...slots].filter((s) => !s.ready).length;
     while (wanted-- > 0 && slots.size < size) spawn();
+    for (const slot of slots) {
+      if (slot.job || (!slot.ready && queue.length)) slot.worker.ref();
+      else slot.worker.unref();
+    }
   }
 
   function submit(template: string, globals: Record<string, unknown> | undefined): Promise<string> {
