@@ -21,9 +21,8 @@ export interface LiquidPoolOptions {
   /**
    * Each worker's V8 heap (old generation): an allocation bomb kills only that worker. It must
    * hold the largest single allocation `memoryLimit` allows (an array of 10 M numbers is 80 MB, and
-   * ~130 MB while it grows): one allocation far past the limit aborts the whole process instead
-   * (Node gives a worker near its limit only 16 MB more to stop in). Measured: 64 MB aborts on
-   * `(1..9999999)`, 128 MB holds it.
+   * more while it grows): Node stops a worker that reaches its limit, but one allocation far past
+   * it aborts the whole process. Measured: 64 MB aborts on `(1..9999999)`, 128 MB holds it.
    */
   maxOldGenerationSizeMb?: number;
   /** Liquid's own allocation accounting (strings and arrays its filters build). */
