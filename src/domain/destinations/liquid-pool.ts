@@ -32,6 +32,9 @@ export interface LiquidPoolOptions {
 /** Why a job failed: its message reads after "Liquid template failed: " (liquidjs' own wording). */
 export class LiquidJobError extends Error {}
 
+/** The queue is full: the template itself may be fine, and trying later may work. */
+export class LiquidBusyError extends LiquidJobError {}
+
 export interface LiquidPool {
   /** Renders `template` over `globals` (cloned into the worker). Rejects with LiquidJobError. */
   render(template: string, globals: Record<string, unknown>): Promise<string>;
@@ -209,7 +212,7 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
   function submit(template: string, globals: Record<string, unknown> | undefined): Promise<string> {
     if (closed) return Promise.reject(new LiquidJobError('the renderer is shut down'));
     if (template.length > MAX_TEMPLATE) return Promise.reject(new LiquidJobError('The template is too long'));
-    if (queue.length >= queueLimit) return Promise.reject(new LiquidJobError(BUSY));
+    if (queue.length >= queueLimit) return Promise.reject(new LiquidBusyError(BUSY));
     return new Promise<string>((resolve, reject) => {
       queue.push({ id: nextId++, template, globals, resolve, reject });
       pump();

@@ -1,4 +1,5 @@
 import { validationError } from '../../errors.js';
+import { LiquidBusyError } from './liquid-pool.js';
 
 /**
  * Input values are templates over the invocation's globals (`event`, `person`, `groups`,
@@ -13,6 +14,9 @@ export type Templating = 'hog' | 'liquid';
 export type Globals = Record<string, unknown>;
 
 export class TemplateError extends Error {}
+
+/** Liquid's workers had too many templates waiting: the template may be fine, try again later. */
+export class TemplateBusyError extends TemplateError {}
 
 const ROOTS = new Set(['event', 'person', 'groups', 'project', 'source', 'inputs']);
 const PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$-]*|\.\d+|\[\d+\]|\['[^'\\]*'\]|\["[^"\\]*"\])*$/;
@@ -115,7 +119,8 @@ async function renderLiquid(s: string, globals: Globals, liquid: LiquidEngine): 
   try {
     return await liquid.render(s, globals);
   } catch (error) {
-    throw new TemplateError(`Liquid template failed: ${(error as Error).message.split('\n')[0]}`);
+    const Failure = error instanceof LiquidBusyError ? TemplateBusyError : TemplateError;
+    throw new Failure(`Liquid template failed: ${(error as Error).message.split('\n')[0]}`);
   }
 }
 
@@ -173,7 +178,12 @@ export async function renderValue(
     if (!liquid) throw new Error('Liquid templates need a Liquid engine');
     return renderLiquid(value, globals, liquid);
   }
-  if (Array.isArray(value)) return Promise.all(value.map((v) => renderValue(v, templating, globals, liquid)));
+  if (Array.isArray(value)) {
+    // One at a time: a long list of Liquid strings does not fill the engine's queue at once.
+    const out: unknown[] = [];
+    for (const v of value) out.push(await renderValue(v, templating, globals, liquid));
+    return out;
+  }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
