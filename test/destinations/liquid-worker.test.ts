@@ -165,6 +165,20 @@ describe('Liquid in worker threads', () => {
     }
   });
 
+  it('a render waiting too long for a worker fails as busy', async () => {
+    const own = createLiquidPool({ size: 1, maxWaitMs: 300 });
+    try {
+      const hostile = own.render(LOOPING, {}).catch((e: Error) => e.message);
+      const started = performance.now();
+      await expect(own.render('{{ 1 }}', {})).rejects.toThrow(/too many Liquid templates/);
+      expect(performance.now() - started).toBeLessThan(900);
+      expect(await hostile).toMatch(/limit exceeded/);
+      expect(await own.render('{{ 2 }}', {})).toBe('2');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('rejects pending renders once closed', async () => {
     const own = createLiquidPool({ size: 1 });
     const pending = own.render(LOOPING, {}).catch((e: Error) => e.message);

@@ -14,6 +14,11 @@ export interface LiquidPoolOptions {
   size?: number;
   /** Jobs waiting for a worker; past it a job fails at once as busy instead of holding memory. */
   queueLimit?: number;
+  /**
+   * The longest a job waits for a worker before it fails as busy: hostile templates holding every
+   * worker must not make a delivery outlive its lease (60 s) or an invocation hang.
+   */
+  maxWaitMs?: number;
   /** Liquid's own render limit, and the wall-clock limit of a job once a worker has it. */
   limitMs?: number;
   /** Added to `limitMs` before the worker is terminated: Liquid's own limit answers first. */
@@ -98,6 +103,7 @@ interface Job {
   globals: Record<string, unknown> | undefined;
   resolve(out: string): void;
   reject(error: Error): void;
+  waiting: NodeJS.Timeout;
 }
 
 interface Slot {
@@ -112,6 +118,7 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
   const queueLimit = options.queueLimit ?? 1000;
   const limitMs = options.limitMs ?? 1000;
   const graceMs = options.graceMs ?? 250;
+  const maxWaitMs = options.maxWaitMs ?? 10_000;
   const workerData = {
     liquidjs: createRequire(import.meta.url).resolve('liquidjs'),
     limitMs,
@@ -147,7 +154,11 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
     settle(slot, error);
     void slot.worker.terminate();
     // A worker that dies while starting would die again: the waiting jobs fail rather than loop.
-    if (booting) for (const job of queue.splice(0)) job.reject(error);
+    if (booting)
+      for (const job of queue.splice(0)) {
+        clearTimeout(job.waiting);
+        job.reject(error);
+      }
     pump();
   }
 
@@ -191,6 +202,7 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
       if (!queue.length) break;
       if (!slot.ready || slot.job) continue;
       const job = queue.shift()!;
+      clearTimeout(job.waiting);
       slot.job = job;
       const limit = job.globals === undefined ? PARSE_LIMIT_EXCEEDED : LIMIT_EXCEEDED;
       slot.timer = setTimeout(() => drop(slot, new LiquidJobError(limit)), limitMs + graceMs);
@@ -214,7 +226,14 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
     if (template.length > MAX_TEMPLATE) return Promise.reject(new LiquidJobError('The template is too long'));
     if (queue.length >= queueLimit) return Promise.reject(new LiquidBusyError(BUSY));
     return new Promise<string>((resolve, reject) => {
-      queue.push({ id: nextId++, template, globals, resolve, reject });
+      const job: Job = { id: nextId++, template, globals, resolve, reject, waiting: undefined! };
+      job.waiting = setTimeout(() => {
+        const at = queue.indexOf(job);
+        if (at < 0) return;
+        queue.splice(at, 1);
+        reject(new LiquidBusyError(BUSY));
+      }, maxWaitMs);
+      queue.push(job);
       pump();
     });
   }
@@ -231,7 +250,10 @@ export function createLiquidPool(options: LiquidPoolOptions = {}): LiquidPool {
       if (closed) return;
       closed = true;
       const error = new LiquidJobError('the renderer is shut down');
-      for (const job of queue.splice(0)) job.reject(error);
+      for (const job of queue.splice(0)) {
+        clearTimeout(job.waiting);
+        job.reject(error);
+      }
       const all = [...slots];
       slots.clear();
       for (const slot of all) settle(slot, error);
