@@ -35,6 +35,8 @@ describe(`Liquid renders when the pool is busy (${backend})`, () => {
     await h?.close();
   });
 
+  // Three at once: while the worker starts, one waits and two find the queue full; their retries
+  // (two at most) fit the warm worker and its one waiting place.
   it('retries a delivery whose Liquid render found the queue full', async () => {
     const base = `/api/projects/${h.boot.project_id}/hog_functions/`;
     const created = await h.request('POST', base, {
@@ -54,7 +56,7 @@ describe(`Liquid renders when the pool is busy (${backend})`, () => {
       key: null,
       body: {
         api_key: h.boot.project_api_key,
-        batch: Array.from({ length: 6 }, (_, n) => ({
+        batch: Array.from({ length: 3 }, (_, n) => ({
           uuid: randomUUID(),
           event: 'lb-burst',
           distinct_id: `u${n}`,
@@ -63,14 +65,17 @@ describe(`Liquid renders when the pool is busy (${backend})`, () => {
       },
     });
     expect(res.statusCode, res.body).toBe(200);
-    await waitUntil('six deliveries', async () => sink.received.length >= 6);
-    expect(sink.received.map((r) => Number(JSON.parse(r.body).n)).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    await waitUntil('three deliveries', async () => sink.received.length >= 3);
+    expect(sink.received.map((r) => Number(JSON.parse(r.body).n)).sort()).toEqual([0, 1, 2]);
     const lines = await waitUntil('the retry logged', async () => {
       const l = (await h.request('GET', `${base}${id}/logs/?level=WARN`)).json().results as Array<{
         message: string;
       }>;
       return l.length > 0 && l;
     });
-    expect(lines[0]!.message).toMatch(/Rendering the inputs failed \(attempt 1 of 3\): .*too many Liquid/);
+    // Newest first: a render may have met the full queue on its second try too.
+    expect(lines.map((l) => l.message)).toContainEqual(
+      expect.stringMatching(/^Rendering the inputs failed \(attempt 1 of 3\): .*too many Liquid/),
+    );
   });
 });
