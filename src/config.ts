@@ -129,6 +129,9 @@ export interface Config {
     disableAfterMs: number;
     /** Deliveries started per second on a node while capture needs its event loop. */
     busyRate: number;
+    /** Worker threads Liquid inputs render in, and how many renders may wait for one. */
+    liquidWorkers: number;
+    liquidQueue: number;
   };
 }
 
@@ -425,6 +428,8 @@ export function loadConfig(env: Env = process.env): Config {
       backoffMaxMs: int(env, 'DESTINATIONS_RETRY_MAX_MS', 30_000, 0, 3_600_000),
       disableAfterMs: int(env, 'DESTINATIONS_DISABLE_AFTER_MS', 3 * 3_600_000, 1000, 30 * 86_400_000),
       busyRate: int(env, 'DESTINATIONS_BUSY_RATE', 100, 1, 1_000_000),
+      liquidWorkers: int(env, 'DESTINATIONS_LIQUID_WORKERS', 2, 1, 64),
+      liquidQueue: int(env, 'DESTINATIONS_LIQUID_QUEUE', 1000, 1, 100_000),
     },
   };
 }

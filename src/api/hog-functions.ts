@@ -12,6 +12,7 @@ import {
   viewOf,
 } from '../domain/destinations/service.js';
 import { TEMPLATES } from '../domain/destinations/templates.js';
+import type { LiquidEngine } from '../domain/destinations/templating.js';
 import { scope } from '../domain/scopes.js';
 import { principalOf, projectAccessOf } from '../server/auth.js';
 import { PageQuery, Paginated, pageOf, paginate } from '../server/pagination.js';
@@ -125,10 +126,12 @@ const shape = (record: HogFunctionRecord) => {
 };
 
 /** Realtime destinations (docs/destinations.md): PostHog's `hog_functions` and their templates. */
-export const hogFunctionRoutes: ApiPlugin<{ send: Sender; siteUrl?: string | undefined }> = async (
-  app,
-  { deps, send, siteUrl },
-) => {
+export const hogFunctionRoutes: ApiPlugin<{
+  send: Sender;
+  siteUrl?: string | undefined;
+  liquid: LiquidEngine;
+}> = async (app, { deps: base, send, siteUrl, liquid }) => {
+  const deps = { ...base, liquid };
   resourceRoutes(app, {
     path: 'hog_functions/',
     tags,

@@ -40,6 +40,7 @@ import {
 import type { Deps } from '../domain/deps.js';
 import { createCapturePressure } from '../domain/destinations/capture-pressure.js';
 import { createDeliveryMatcher } from '../domain/destinations/enqueue.js';
+import { createLiquidPool } from '../domain/destinations/liquid-pool.js';
 import { startLiveTeams } from '../domain/destinations/live-teams.js';
 import { DEFAULT_MAX_ATTEMPTS, startDeliveryWorker } from '../domain/destinations/worker.js';
 import { createExceptionStep } from '../domain/error-tracking/ingest-step.js';
@@ -180,6 +181,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     { allowPrivate: config.batchExports.allowPrivateNetworks, dnsServers: config.dnsServers },
     config.destinations.timeoutMs,
   );
+  // Liquid inputs parse and render in worker threads (started on the first Liquid template).
+  const liquid = createLiquidPool({
+    size: config.destinations.liquidWorkers,
+    queueLimit: config.destinations.liquidQueue,
+  });
   let deliveryWorker: ReturnType<typeof startDeliveryWorker> | null = null;
   // Deliveries yield to capture while capture needs the event loop (capture-pressure.ts).
   const pressure = createCapturePressure();
@@ -303,7 +309,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         if (!config.destinations.workers) return;
         const d = config.destinations;
         deliveryWorker = startDeliveryWorker(
-          { meta: deps.meta, now: deps.now, send: sendToDestination },
+          { meta: deps.meta, now: deps.now, send: sendToDestination, liquid },
           {
             owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
             pollMs: d.pollMs,
@@ -327,6 +333,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
         await deliveryWorker?.stop();
       },
     },
+    // After delivery has stopped: nothing renders any more.
+    { name: 'liquid renderer', stop: () => liquid.close() },
     // Queries still running in the background are abandoned with the node.
     { name: 'query runtime', stop: () => query.close() },
     // Whatever in-flight requests queued is written before the stores close...
@@ -386,6 +394,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         ...api,
         send: sendToDestination,
         siteUrl: config.siteUrl,
+        liquid,
       },
     ],
     [

@@ -11,7 +11,15 @@ import type { ProjectAccess } from '../access.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
 import { type OutgoingRequest, templateById } from './templates.js';
-import { asValidation, checkTemplate, type Globals, renderValue, type Templating } from './templating.js';
+import {
+  asValidation,
+  checkHogTemplate,
+  checkTemplate,
+  type Globals,
+  type LiquidEngine,
+  renderValue,
+  type Templating,
+} from './templating.js';
 
 export const CUSTOM_HOG_REFUSED = 'custom Hog code is not supported yet; use a template';
 const TYPES = ['destination'] as const;
@@ -35,6 +43,8 @@ export type Sender = (request: OutgoingRequest) => Promise<Delivery>;
 
 export interface DestinationDeps extends Deps {
   send: Sender;
+  /** Where Liquid inputs are parsed and rendered (worker threads, off the event loop). */
+  liquid: LiquidEngine;
   siteUrl?: string | undefined;
 }
 
@@ -63,7 +73,7 @@ function checkMasking(masking: Record<string, unknown> | null): Record<string, u
     throw validationError('masking.ttl must be between 60 and 31536000 seconds', 'masking');
   if (typeof masking.hash !== 'string' || masking.hash.length === 0 || masking.hash.length > 1000)
     throw validationError('masking.hash is required (a template such as {person.id})', 'masking');
-  checkTemplate(masking.hash, 'hog');
+  checkHogTemplate(masking.hash);
   const threshold = masking.threshold ?? null;
   if (threshold !== null && (!Number.isInteger(threshold) || (threshold as number) < 1))
     throw validationError('masking.threshold must be a positive integer or null', 'masking');
@@ -74,11 +84,12 @@ function checkMasking(masking: Record<string, unknown> | null): Record<string, u
  * Inputs checked against the schema: required keys present, every templated value parses.
  * A secret input sent back as `{secret: true}` (or left out) keeps its stored value.
  */
-function mergeInputs(
+async function mergeInputs(
+  liquid: LiquidEngine,
   schema: Array<Record<string, unknown>>,
   sent: Record<string, Record<string, unknown>>,
   stored: Record<string, Record<string, unknown>>,
-): Record<string, Record<string, unknown>> {
+): Promise<Record<string, Record<string, unknown>>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const item of schema) {
     const key = String(item.key);
@@ -96,7 +107,7 @@ function mergeInputs(
       throw validationError(`templating must be 'hog' or 'liquid'`, `inputs__${key}`);
     if (item.templating !== false) {
       try {
-        checkTemplate(input.value, templating);
+        await checkTemplate(input.value, templating, liquid);
       } catch (error) {
         asValidation(error, `inputs__${key}`);
       }
@@ -106,7 +117,11 @@ function mergeInputs(
   return out;
 }
 
-function validate(body: HogFunctionInput, current: HogFunctionRecord | undefined) {
+async function validate(
+  liquid: LiquidEngine,
+  body: HogFunctionInput,
+  current: HogFunctionRecord | undefined,
+) {
   const type = body.type ?? current?.type ?? 'destination';
   if (!(TYPES as readonly string[]).includes(type))
     throw validationError(`Only 'destination' hog functions are supported`, 'type');
@@ -123,7 +138,12 @@ function validate(body: HogFunctionInput, current: HogFunctionRecord | undefined
     throw validationError(CUSTOM_HOG_REFUSED, 'hog');
   // The template's schema is authoritative: its logic reads exactly these inputs.
   const inputsSchema = template.inputs_schema as unknown as Array<Record<string, unknown>>;
-  const inputs = mergeInputs(inputsSchema, body.inputs ?? current?.inputs ?? {}, current?.inputs ?? {});
+  const inputs = await mergeInputs(
+    liquid,
+    inputsSchema,
+    body.inputs ?? current?.inputs ?? {},
+    current?.inputs ?? {},
+  );
   const filters = checkFilters(body.filters ?? current?.filters ?? {});
   const masking = checkMasking(body.masking !== undefined ? body.masking : (current?.masking ?? null));
   const name = body.name ?? current?.name ?? template.name;
@@ -136,7 +156,7 @@ function recordOf(
   deps: Deps,
   access: ProjectAccess,
   body: HogFunctionInput,
-  v: ReturnType<typeof validate>,
+  v: Awaited<ReturnType<typeof validate>>,
   base: { id: string; createdBy: number | null; createdAt: string },
 ): HogFunctionRecord {
   const at = deps.now().toISOString();
@@ -162,12 +182,12 @@ function recordOf(
 }
 
 export async function createHogFunction(
-  deps: Deps,
+  deps: Deps & { liquid: LiquidEngine },
   access: ProjectAccess,
   principal: Principal,
   body: HogFunctionInput,
 ) {
-  const v = validate(body, undefined);
+  const v = await validate(deps.liquid, body, undefined);
   const record = recordOf(deps, access, body, v, {
     id: randomUUID(),
     createdBy: principal.user.id,
@@ -190,13 +210,13 @@ export const listDestinations = (
 ) => listHogFunctions(deps.meta, access.team.id, page);
 
 export async function changeHogFunction(
-  deps: Deps,
+  deps: Deps & { liquid: LiquidEngine },
   access: ProjectAccess,
   id: string,
   body: HogFunctionInput,
 ) {
   const current = await getHogFunction(deps, access, id);
-  const v = validate(body, current);
+  const v = await validate(deps.liquid, body, current);
   const change: Partial<HogFunctionRecord> = {
     type: v.type,
     name: v.name,
@@ -267,7 +287,11 @@ export interface LogEntry {
 }
 
 /** The request a destination would send for these globals. Throws TemplateError. */
-export async function buildRequest(f: HogFunctionRecord, globals: Globals): Promise<OutgoingRequest> {
+export async function buildRequest(
+  f: HogFunctionRecord,
+  globals: Globals,
+  liquid: LiquidEngine,
+): Promise<OutgoingRequest> {
   const template = templateById(f.templateId);
   if (!template) throw new Error(`Unknown template ${f.templateId}`);
   const rendered: Record<string, unknown> = {};
@@ -279,7 +303,7 @@ export async function buildRequest(f: HogFunctionRecord, globals: Globals): Prom
     rendered[key] =
       item.templating === false
         ? input.value
-        : await renderValue(input.value, (input.templating as Templating) ?? 'hog', scope);
+        : await renderValue(input.value, (input.templating as Templating) ?? 'hog', scope, liquid);
   }
   return template.request(rendered);
 }
@@ -315,7 +339,7 @@ export async function invoke(
   if (!stored && !body.configuration)
     throw validationError('configuration is required to run a function not saved yet', 'configuration');
   const f = body.configuration
-    ? recordOf(deps, access, body.configuration, validate(body.configuration, stored), {
+    ? recordOf(deps, access, body.configuration, await validate(deps.liquid, body.configuration, stored), {
         id: stored?.id ?? 'new',
         createdBy: stored?.createdBy ?? null,
         createdAt: stored?.createdAt ?? deps.now().toISOString(),
@@ -327,7 +351,7 @@ export async function invoke(
   const globals = globalsFor(deps, access.team, f, body.globals ?? {});
   let request: OutgoingRequest;
   try {
-    request = await buildRequest(f, globals);
+    request = await buildRequest(f, globals, deps.liquid);
   } catch (error) {
     log('error', (error as Error).message);
     return { status: 'error', logs, request: null };

@@ -1,5 +1,5 @@
-import { Liquid } from 'liquidjs';
 import { validationError } from '../../errors.js';
+import { LiquidBusyError } from './liquid-pool.js';
 
 /**
  * Input values are templates over the invocation's globals (`event`, `person`, `groups`,
@@ -7,12 +7,16 @@ import { validationError } from '../../errors.js';
  * - `hog`: `{path.to.value}` template strings. Only paths are evaluated (no calls, operators or
  *   literals); a string that is one `{path}` and nothing else gives the value itself (an object
  *   stays an object), else values are interpolated (objects as JSON). `\{` is a literal brace.
- * - `liquid`: Liquid, with parse, render-time and memory limits so hostile templates are cut off.
+ * - `liquid`: Liquid, rendered in worker threads (liquid-pool.ts) with parse, render-time and memory
+ *   limits so hostile templates are cut off without holding the event loop.
  */
 export type Templating = 'hog' | 'liquid';
 export type Globals = Record<string, unknown>;
 
 export class TemplateError extends Error {}
+
+/** Liquid's workers had too many templates waiting: the template may be fine, try again later. */
+export class TemplateBusyError extends TemplateError {}
 
 const ROOTS = new Set(['event', 'person', 'groups', 'project', 'source', 'inputs']);
 const PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$-]*|\.\d+|\[\d+\]|\['[^'\\]*'\]|\["[^"\\]*"\])*$/;
@@ -39,7 +43,30 @@ function parsePath(expr: string): string[] {
 
 const MAX_TEMPLATE = 64 * 1024;
 
-export function parseHogTemplate(s: string): Part[] {
+/**
+ * Parsed Hog templates, most recently used last: delivery renders the same few templates for every
+ * event. Bounded in entries and in the length of what is kept (at most ~2 MB of templates).
+ */
+const hogParsed = new Map<string, readonly Part[]>();
+const HOG_CACHE_ENTRIES = 500;
+const HOG_CACHE_MAX_LENGTH = 4096;
+
+export function parseHogTemplate(s: string): readonly Part[] {
+  const cached = hogParsed.get(s);
+  if (cached) {
+    hogParsed.delete(s);
+    hogParsed.set(s, cached);
+    return cached;
+  }
+  const parts = parseHogParts(s);
+  if (s.length <= HOG_CACHE_MAX_LENGTH) {
+    if (hogParsed.size >= HOG_CACHE_ENTRIES) hogParsed.delete(hogParsed.keys().next().value!);
+    hogParsed.set(s, parts);
+  }
+  return parts;
+}
+
+function parseHogParts(s: string): Part[] {
   if (s.length > MAX_TEMPLATE) throw new TemplateError('The template is too long');
   const parts: Part[] = [];
   let text = '';
@@ -79,47 +106,50 @@ function renderHog(s: string, globals: Globals): unknown {
   return parts.map((p) => ('text' in p ? p.text : printed(lookup(globals, p.path)))).join('');
 }
 
-const liquid = new Liquid({
-  parseLimit: MAX_TEMPLATE,
-  renderLimit: 1000,
-  memoryLimit: 10_000_000,
-  ownPropertyOnly: true,
-  strictFilters: true,
-  cache: 100,
-  relativeReference: false,
-  // No file system: `include` / `render` / `layout` find nothing.
-  fs: {
-    exists: async () => false,
-    existsSync: () => false,
-    readFile: async () => '',
-    readFileSync: () => '',
-    resolve: (_dir: string, file: string) => file,
-    contains: async () => false,
-  },
-});
+/**
+ * Where Liquid runs: a pool of worker threads (liquid-pool.ts), never the event loop. Its errors'
+ * messages are liquidjs' first line, or the pool's own limit, memory and busy messages.
+ */
+export interface LiquidEngine {
+  render(template: string, globals: Globals): Promise<string>;
+  parse(template: string): Promise<void>;
+}
 
-export function checkLiquid(s: string): void {
+async function renderLiquid(s: string, globals: Globals, liquid: LiquidEngine): Promise<string> {
   try {
-    liquid.parse(s);
+    return await liquid.render(s, globals);
   } catch (error) {
-    throw new TemplateError(`Liquid template does not parse: ${(error as Error).message.split('\n')[0]}`);
+    const Failure = error instanceof LiquidBusyError ? TemplateBusyError : TemplateError;
+    throw new Failure(`Liquid template failed: ${(error as Error).message.split('\n')[0]}`);
   }
 }
 
-async function renderLiquid(s: string, globals: Globals): Promise<string> {
-  try {
-    return await liquid.parseAndRender(s, globals);
-  } catch (error) {
-    throw new TemplateError(`Liquid template failed: ${(error as Error).message.split('\n')[0]}`);
-  }
+/** Checks every string inside a Hog-templated `value` parses; throws TemplateError. */
+export function checkHogTemplate(value: unknown): void {
+  walkStrings(value, (s) => void parseHogTemplate(s));
 }
 
-/** Checks every string inside `value` parses in its templating; throws TemplateError. */
-export function checkTemplate(value: unknown, templating: Templating): void {
-  walkStrings(value, (s) => {
-    if (templating === 'liquid') checkLiquid(s);
-    else parseHogTemplate(s);
-  });
+/**
+ * Checks every string inside `value` parses in its templating; rejects with TemplateError.
+ * Liquid is parsed in the engine's workers too: parsing 64 KB of hostile Liquid takes up to
+ * ~400 ms, and a value holds many strings.
+ */
+export async function checkTemplate(
+  value: unknown,
+  templating: Templating,
+  liquid: LiquidEngine,
+): Promise<void> {
+  if (templating === 'hog') return checkHogTemplate(value);
+  const strings: string[] = [];
+  walkStrings(value, (s) => strings.push(s));
+  // One at a time: a value with many strings does not fill the engine's queue.
+  for (const s of strings) {
+    try {
+      await liquid.parse(s);
+    } catch (error) {
+      throw new TemplateError(`Liquid template does not parse: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
 }
 
 function walkStrings(value: unknown, visit: (s: string) => void, depth = 0): void {
@@ -133,19 +163,36 @@ function walkStrings(value: unknown, visit: (s: string) => void, depth = 0): voi
     }
 }
 
-/** Renders every string inside `value` (object keys too); other values are kept. */
+/**
+ * Renders every string inside `value` (object keys too); other values are kept. Liquid needs
+ * `liquid`, the engine it runs in.
+ */
 export async function renderValue(
   value: unknown,
   templating: Templating,
   globals: Globals,
+  liquid?: LiquidEngine,
 ): Promise<unknown> {
-  if (typeof value === 'string')
-    return templating === 'liquid' ? renderLiquid(value, globals) : renderHog(value, globals);
-  if (Array.isArray(value)) return Promise.all(value.map((v) => renderValue(v, templating, globals)));
+  if (typeof value === 'string') {
+    if (templating === 'hog') return renderHog(value, globals);
+    if (!liquid) throw new Error('Liquid templates need a Liquid engine');
+    return renderLiquid(value, globals, liquid);
+  }
+  if (Array.isArray(value)) {
+    // One at a time: a long list of Liquid strings does not fill the engine's queue at once.
+    const out: unknown[] = [];
+    for (const v of value) out.push(await renderValue(v, templating, globals, liquid));
+    return out;
+  }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[printed(await renderValue(k, templating, globals))] = await renderValue(v, templating, globals);
+      out[printed(await renderValue(k, templating, globals, liquid))] = await renderValue(
+        v,
+        templating,
+        globals,
+        liquid,
+      );
     }
     return out;
   }

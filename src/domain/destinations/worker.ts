@@ -31,11 +31,14 @@ import { ACTION_JOB_PREFIX } from './action-webhooks.js';
 import { hourOf } from './enqueue.js';
 import { buildRequest, DELIVERY_MAX_ANSWER_BYTES, redact, type Sender } from './service.js';
 import type { OutgoingRequest } from './templates.js';
+import { type LiquidEngine, TemplateBusyError } from './templating.js';
 
 export interface WorkerDeps {
   meta: MetaDb;
   now: () => Date;
   send: Sender;
+  /** Where Liquid inputs render (worker threads, off the event loop). */
+  liquid: LiquidEngine;
 }
 
 export interface WorkerOptions {
@@ -253,8 +256,29 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
     try {
       let request: Awaited<ReturnType<typeof buildRequest>>;
       try {
-        request = await buildRequest(f, job.globals);
+        request = await buildRequest(f, job.globals, deps.liquid);
       } catch (error) {
+        // Liquid's workers were full (a burst, or hostile templates holding them): not the
+        // template's fault, so the delivery is tried again like a 5xx.
+        if (error instanceof TemplateBusyError && attempt < opts.maxAttempts) {
+          const pause = pauseAfter(attempt);
+          lines.push(
+            log(
+              f,
+              job,
+              'WARN',
+              `Rendering the inputs failed (attempt ${attempt} of ${opts.maxAttempts}): ${error.message}; retrying in ${Math.round(pause)} ms`,
+            ),
+          );
+          await retryJob(
+            deps.meta,
+            job.id,
+            opts.owner,
+            attempt,
+            new Date(deps.now().getTime() + pause).toISOString(),
+          );
+          return;
+        }
         lines.push(log(f, job, 'ERROR', `Rendering the inputs failed: ${(error as Error).message}`));
         finish(job);
         metric(f.id, 'failure', 'failed');
