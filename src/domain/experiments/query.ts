@@ -107,14 +107,21 @@ function exposureParts(s: Setup, ctx: RunnerContext): { variant: Expr; where: Ex
   const cfg = s.criteria.exposure_config;
   const custom = customExposure(s);
   const variantProp = custom ? `$feature/${s.flagKey}` : '$feature_flag_response';
-  const variant = field(['properties', variantProp]);
-  const where: Expr[] = [
-    exprOf('event = {e}', { e: custom ?? '$feature_flag_called' }),
-    exprOf('toString({v}) IN {variants}', { variants: s.variants }, { v: variant }),
-  ];
-  if (!custom) where.push(exprOf('properties.$feature_flag = {k}', { k: s.flagKey }));
+  const fast = s.variants.every(plain) && plain(s.flagKey);
+  const variant = fast ? rawString(variantProp) : field(['properties', variantProp]);
+  // The cheap conditions first: the JSON is read only on the exposure event's rows.
+  const where: Expr[] = [exprOf('event = {e}', { e: custom ?? '$feature_flag_called' })];
   if (s.from) where.push(exprOf('timestamp >= toDateTime64({t}, 3)', { t: s.from.toMillis() / 1000 }));
   where.push(exprOf('timestamp <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 }));
+  where.push(
+    fast
+      ? rawIn(variantProp, s.variants)
+      : exprOf('toString({v}) IN {variants}', { variants: s.variants }, { v: variant }),
+  );
+  if (!custom)
+    where.push(
+      fast ? rawIn('$feature_flag', [s.flagKey]) : exprOf('properties.$feature_flag = {k}', { k: s.flagKey }),
+    );
   if (s.criteria.filterTestAccounts && ctx.testAccountFilters)
     where.push(propertiesToExpr(ctx.testAccountFilters as AnyProperties, 'events'));
   if (custom && cfg?.properties) {
@@ -122,6 +129,28 @@ function exposureParts(s: Setup, ctx: RunnerContext): { variant: Expr; where: Ex
     where.push(props);
   }
   return { variant, where: andAll(where) };
+}
+
+/**
+ * `properties.<key> = value` as HogQL prints it strips the raw JSON text's outer quotes with a
+ * regular expression, which was a third of an experiment's time (it runs on every exposure). For
+ * a value with no quote or backslash (and not `null`, which HogQL reads as NULL) the stripped text
+ * equals the value exactly when the raw text is `"value"` or `value`: the same answer, compared
+ * on the raw text.
+ */
+const plain = (value: string): boolean => value !== '' && value !== 'null' && !/["\\]/.test(value);
+
+function rawIn(key: string, values: string[]): Expr {
+  const texts = values.flatMap((v) => [`"${v}"`, v]);
+  return exprOf('JSONExtractRaw(properties, {k}) IN {texts}', { k: key, texts });
+}
+
+/** The property's text once `rawIn` held: the raw text without its quotes. */
+function rawString(key: string): Expr {
+  return exprOf(
+    "if(startsWith(JSONExtractRaw(properties, {k}), '\"'), substring(JSONExtractRaw(properties, {k}), 2, length(JSONExtractRaw(properties, {k})) - 2), JSONExtractRaw(properties, {k}))",
+    { k: key },
+  );
 }
 
 /** The custom exposure event, or null for the flag's `$feature_flag_called`. */
