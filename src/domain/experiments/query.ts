@@ -465,9 +465,10 @@ const PER_PERSON = `
   GROUP BY entity HAVING countIf(is_exposure) > 0`;
 
 function variantOf(s: Setup): string {
+  // Several variants seen when the least and the greatest differ: no set of them per person.
   return s.criteria.multiple_variant_handling === 'first_seen'
     ? 'argMinIf(exposure_variant, ts, is_exposure)'
-    : `if(uniqExactIf(exposure_variant, is_exposure) > 1, '${MULTIPLE_VARIANT_KEY}', anyIf(exposure_variant, is_exposure))`;
+    : `if(minIf(exposure_variant, is_exposure) != maxIf(exposure_variant, is_exposure), '${MULTIPLE_VARIANT_KEY}', anyIf(exposure_variant, is_exposure))`;
 }
 
 /** A lambda body's test that time `x` (ms) is inside the metric's window after the exposure. */
