@@ -80,6 +80,25 @@ const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown>]> =
     { kind: 'TrendsQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event: 'purchase' }] },
   ],
   [
+    // Closer: the trend has to resolve every purchase's person too (unique users over the range).
+    'mean metric vs unique purchasers (trend, dau, one number)',
+    {
+      kind: 'ExperimentQuery',
+      experiment_id: expId,
+      metric: {
+        kind: 'ExperimentMetric',
+        metric_type: 'mean',
+        source: { kind: 'EventsNode', event: 'purchase' },
+      },
+    },
+    {
+      kind: 'TrendsQuery',
+      dateRange: RANGE,
+      series: [{ kind: 'EventsNode', event: 'purchase', math: 'dau' }],
+      trendsFilter: { display: 'BoldNumber' },
+    },
+  ],
+  [
     'funnel metric ($pageview → purchase) vs funnel insight',
     {
       kind: 'ExperimentQuery',
@@ -90,6 +109,29 @@ const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown>]> =
       kind: 'FunnelsQuery',
       dateRange: RANGE,
       series: FUNNEL_STEPS,
+      funnelsFilter: { funnelWindowInterval: 40, funnelWindowIntervalUnit: 'day' },
+    },
+  ],
+  [
+    // Closer: the funnel legacy experiments ran, exposure first and broken down by variant.
+    'funnel metric vs exposure → $pageview → purchase by variant',
+    {
+      kind: 'ExperimentQuery',
+      experiment_id: expId,
+      metric: { kind: 'ExperimentMetric', metric_type: 'funnel', series: FUNNEL_STEPS },
+    },
+    {
+      kind: 'FunnelsQuery',
+      dateRange: RANGE,
+      series: [
+        {
+          kind: 'EventsNode',
+          event: '$feature_flag_called',
+          properties: [{ type: 'event', key: '$feature_flag', operator: 'exact', value: FLAG }],
+        },
+        ...FUNNEL_STEPS,
+      ],
+      breakdownFilter: { breakdown: '$feature_flag_response', breakdown_type: 'event' },
       funnelsFilter: { funnelWindowInterval: 40, funnelWindowIntervalUnit: 'day' },
     },
   ],
@@ -113,7 +155,7 @@ for (const [name, experiment, insight] of SUITE) {
     goal: { op: '<=', value: 1.5, issue: 34, on: 'ratio' },
   });
   console.log(
-    `${name.padEnd(58)} experiment ${a.toFixed(1).padStart(8)}  insight ${b.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
+    `${name.padEnd(60)} experiment ${a.toFixed(1).padStart(8)}  insight ${b.toFixed(1).padStart(8)}  ratio ${ratio.toFixed(2)}`,
   );
 }
 console.log('target: ratio ≤ 1.5');

@@ -105,16 +105,23 @@ export async function setupOf(node: ExperimentNodeBase, ctx: RunnerContext): Pro
  */
 function exposureParts(s: Setup, ctx: RunnerContext): { variant: Expr; where: Expr } {
   const cfg = s.criteria.exposure_config;
-  const custom = cfg?.event && cfg.event !== '$feature_flag_called' ? cfg.event : null;
+  const custom = customExposure(s);
   const variantProp = custom ? `$feature/${s.flagKey}` : '$feature_flag_response';
-  const variant = field(['properties', variantProp]);
-  const where: Expr[] = [
-    exprOf('event = {e}', { e: custom ?? '$feature_flag_called' }),
-    exprOf('toString({v}) IN {variants}', { variants: s.variants }, { v: variant }),
-  ];
-  if (!custom) where.push(exprOf('properties.$feature_flag = {k}', { k: s.flagKey }));
+  const fast = s.variants.every(plain) && plain(s.flagKey);
+  const variant = fast ? rawString(variantProp) : field(['properties', variantProp]);
+  // The cheap conditions first: the JSON is read only on the exposure event's rows.
+  const where: Expr[] = [exprOf('event = {e}', { e: custom ?? '$feature_flag_called' })];
   if (s.from) where.push(exprOf('timestamp >= toDateTime64({t}, 3)', { t: s.from.toMillis() / 1000 }));
   where.push(exprOf('timestamp <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 }));
+  where.push(
+    fast
+      ? rawIn(variantProp, s.variants)
+      : exprOf('toString({v}) IN {variants}', { variants: s.variants }, { v: variant }),
+  );
+  if (!custom)
+    where.push(
+      fast ? rawIn('$feature_flag', [s.flagKey]) : exprOf('properties.$feature_flag = {k}', { k: s.flagKey }),
+    );
   if (s.criteria.filterTestAccounts && ctx.testAccountFilters)
     where.push(propertiesToExpr(ctx.testAccountFilters as AnyProperties, 'events'));
   if (custom && cfg?.properties) {
@@ -123,6 +130,36 @@ function exposureParts(s: Setup, ctx: RunnerContext): { variant: Expr; where: Ex
   }
   return { variant, where: andAll(where) };
 }
+
+/**
+ * `properties.<key> = value` as HogQL prints it strips the raw JSON text's outer quotes with a
+ * regular expression, which was a third of an experiment's time (it runs on every exposure). For
+ * a value with no quote or backslash (and not `null`, which HogQL reads as NULL) the stripped text
+ * equals the value exactly when the raw text is `"value"` or `value`: the same answer, compared
+ * on the raw text.
+ */
+const plain = (value: string): boolean => value !== '' && value !== 'null' && !/["\\]/.test(value);
+
+function rawIn(key: string, values: string[]): Expr {
+  const texts = values.flatMap((v) => [`"${v}"`, v]);
+  return exprOf('JSONExtractRaw(properties, {k}) IN {texts}', { k: key, texts });
+}
+
+/** The property's text once `rawIn` held: the raw text without its quotes. */
+function rawString(key: string): Expr {
+  return exprOf(
+    "if(startsWith(JSONExtractRaw(properties, {k}), '\"'), substring(JSONExtractRaw(properties, {k}), 2, length(JSONExtractRaw(properties, {k})) - 2), JSONExtractRaw(properties, {k}))",
+    { k: key },
+  );
+}
+
+/** The custom exposure event, or null for the flag's `$feature_flag_called`. */
+function customExposure(s: Setup): string | null {
+  const event = s.criteria.exposure_config?.event;
+  return event && event !== '$feature_flag_called' ? event : null;
+}
+
+const exposureEvent = (s: Setup): string => customExposure(s) ?? '$feature_flag_called';
 
 const field = (chain: string[]): Expr => fieldOf(...chain);
 const andAll = (exprs: Expr[]): Expr => (exprs.length ? and(...exprs) : constant(true));
@@ -361,54 +398,148 @@ function sourceWhere(src: EventSource): Expr {
   return parts.length ? andAll(parts) : constant(true);
 }
 
+// ---------------------------------------------------------------------------------------------
+// ExperimentQuery: one scan per person
+
 /**
- * The metric's events, one row each, with per source `f<i>` (the event matches source i) and
- * `a<i>` (its amount for `sum`): the outer query cannot see the event's properties.
+ * The metric's sources as flags and amounts on each scanned event: `f<i>` (the event matches
+ * source i) and `a<i>` (its amount for `sum`), plus the conditions the scan keeps events by.
  */
-function metricEvents(sources: EventSource[], s: Setup): { text: string; exprs: Record<string, Expr> } {
+function sourceExprs(sources: EventSource[], s: Setup): Record<string, Expr> {
+  const range = [exprOf('timestamp <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 })];
+  // Events before the experiment's start cannot follow an exposure: they are not read at all.
+  if (s.from) range.unshift(exprOf('timestamp >= toDateTime64({t}, 3)', { t: s.from.toMillis() / 1000 }));
   const exprs: Record<string, Expr> = {
     metric_where: andAll([
-      exprOf('timestamp <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 }),
+      ...range,
       sources.length === 1
         ? sourceWhere(sources[0] as EventSource)
         : ({ node: 'Or', exprs: sources.map(sourceWhere) } as unknown as Expr),
     ]),
   };
-  const cols = sources.map((src, i) => {
+  sources.forEach((src, i) => {
     exprs[`f${i}`] = sourceWhere(src);
-    exprs[`a${i}`] =
-      (src.math ?? 'total') === 'sum'
-        ? exprOf('ifNull(toFloat({p}), 0)', {}, { p: field(['properties', src.math_property as string]) })
-        : constant(0);
-    return `{f${i}} AS f${i}, {a${i}} AS a${i}`;
+    if ((src.math ?? 'total') === 'sum')
+      exprs[`a${i}`] = exprOf(
+        'ifNull(toFloat({p}), 0)',
+        {},
+        { p: field(['properties', src.math_property as string]) },
+      );
   });
-  // The session id is read from the JSON only when a source counts sessions.
-  const sid = sources.some((src) => src.math === 'unique_session')
-    ? 'toString(properties.$session_id)'
-    : "''";
-  const text = `SELECT person_id AS entity, timestamp AS ts, ${sid} AS sid, ${cols.join(', ')}
-    FROM events WHERE {metric_where}`;
+  return exprs;
+}
+
+/** Source i's columns on each scanned event: whether it matches, and its amount or session. */
+function sourceColumns(src: EventSource, i: number): string {
+  const math = src.math ?? 'total';
+  // Read from the JSON only on the events of the source.
+  if (math === 'sum') return `{f${i}} AS f${i}, if(f${i}, {a${i}}, 0) AS a${i}`;
+  if (math === 'unique_session')
+    return `{f${i}} AS f${i}, if(f${i}, toString(properties.$session_id), '') AS sid${i}`;
+  return `{f${i}} AS f${i}`;
+}
+
+/** The per-person array of source i's events (times in ms, with amount or session when needed). */
+function sourceArray(src: EventSource, i: number, sorted: boolean): string {
+  const math = src.math ?? 'total';
+  if (math === 'sum') return `groupArrayIf(tuple(ms, a${i}), f${i}) AS e${i}`;
+  if (math === 'unique_session') return `groupArrayIf(tuple(ms, sid${i}), f${i} AND sid${i} != '') AS e${i}`;
+  return `${sorted ? `arraySort(groupArrayIf(ms, f${i}))` : `groupArrayIf(ms, f${i})`} AS e${i}`;
+}
+
+/**
+ * One row per exposed person, from a single scan of the exposures and the metric's events grouped
+ * by the resolved person id (resolved once, as insights do): the variant (of the first exposure
+ * under `first_seen`, `$multiple` when several were seen under `exclude`), the first exposure in
+ * ms and, per source, the person's matching events as an array (`e<i>`). Which of them follow
+ * the exposure is decided on the arrays, after grouping: no join of exposures to events. The
+ * inner query evaluates each condition once per event (the exposure's reads the JSON).
+ */
+const PER_PERSON = `
+  SELECT entity, {variant_expr} AS variant, minIf(ms, is_exposure) AS exposed, {arrays}
+  FROM (
+    SELECT person_id AS entity, timestamp AS ts, toUnixTimestamp64Milli(timestamp) AS ms,
+      {exposure} AS is_exposure, if(is_exposure, toString({v}), '') AS exposure_variant, {columns}
+    FROM events {prewhere} WHERE {exposure} OR {metric_where}
+  )
+  GROUP BY entity HAVING countIf(is_exposure) > 0`;
+
+function variantOf(s: Setup): string {
+  // Several variants seen when the least and the greatest differ: no set of them per person.
+  return s.criteria.multiple_variant_handling === 'first_seen'
+    ? 'argMinIf(exposure_variant, ts, is_exposure)'
+    : `if(minIf(exposure_variant, is_exposure) != maxIf(exposure_variant, is_exposure), '${MULTIPLE_VARIANT_KEY}', anyIf(exposure_variant, is_exposure))`;
+}
+
+/** A lambda body's test that time `x` (ms) is inside the metric's window after the exposure. */
+function windowTest(m: Metric, x: string): string {
+  const w = windowSeconds(m);
+  return w ? `${x} >= exposed AND ${x} < exposed + ${Math.round(w * 1000)}` : `${x} >= exposed`;
+}
+
+/** The per-person query and its placeholders' expressions. */
+function perPerson(
+  sources: EventSource[],
+  s: Setup,
+  ctx: RunnerContext,
+  sorted: boolean,
+): { text: string; exprs: Record<string, Expr> } {
+  const { variant, where } = exposureParts(s, ctx);
+  // Only the events named by the exposure and the sources are read (the name is in the sort key,
+  // so duplicates collapsed by FINAL share it); a source on all events reads them all.
+  const names = sources.every((src) => src.event)
+    ? [exposureEvent(s), ...sources.map((src) => src.event)]
+    : null;
+  const text = PER_PERSON.replace('{variant_expr}', variantOf(s))
+    .replace('{arrays}', sources.map((src, i) => sourceArray(src, i, sorted)).join(', '))
+    .replace('{columns}', sources.map(sourceColumns).join(', '))
+    .replace('{prewhere}', names ? 'PREWHERE event IN {names}' : '');
+  const exprs: Record<string, Expr> = { v: variant, exposure: where, ...sourceExprs(sources, s) };
+  if (names) exprs.names = exprOf('{n}', { n: [...new Set(names)] });
   return { text, exprs };
 }
 
-/** The per-person aggregate of source i (count, sum or distinct sessions) after exposure. */
-function sourceValue(src: EventSource, i: number): string {
+/** The person's value of source i (count, sum or distinct sessions) over events in the window. */
+function sourceValue(src: EventSource, i: number, m: Metric): string {
   const math = src.math ?? 'total';
-  if (math === 'sum') return `sumIf(m.a${i}, {in_window} AND m.f${i})`;
+  if (math === 'sum') return `arraySum(arrayMap(e -> if(${windowTest(m, 'e.1')}, e.2, 0), e${i}))`;
   if (math === 'unique_session')
-    return `count(DISTINCT if({in_window} AND m.f${i} AND m.sid != '', m.sid, NULL))`;
-  return `countIf({in_window} AND m.f${i})`;
+    return `length(arrayDistinct(arrayMap(e -> e.2, arrayFilter(e -> ${windowTest(m, 'e.1')}, e${i}))))`;
+  return `arrayCount(x -> ${windowTest(m, 'x')}, e${i})`;
 }
 
-/** Per exposed person: the values of the metric's sources; then sums per variant. */
+/** Per exposed person: the values of the metric's sources. */
+const PER_ENTITY = `SELECT entity, variant, {values} FROM ({per_person})`;
+
+/** Sums per variant, for the statistics: only these rows come back. */
 const PER_VARIANT = `
   SELECT variant, count() AS n, sum(v0) AS s, sum(v0 * v0) AS ss, sum(v1) AS ds, sum(v1 * v1) AS dss, sum(v0 * v1) AS sp
-  FROM (
-    SELECT exposures.entity AS entity, any(exposures.variant) AS variant, {values}
-    FROM ({exposures}) AS exposures
-    LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
-    GROUP BY entity
-  ) GROUP BY variant`;
+  FROM ({per_entity}) GROUP BY variant`;
+
+/**
+ * Funnel metrics, per variant, in ClickHouse: per person, step i is the first time of a step-i
+ * event at or after step i-1 (step 0: at or after the exposure), inside the conversion window from
+ * the exposure (`r<i>`, -1 once a step is missed). The steps' arrays are sorted, so the first
+ * match is the earliest; `reached` counts the steps found.
+ */
+const FUNNEL = `
+  SELECT variant, count() AS n, {counts}
+  FROM (SELECT variant, {chain}, {reached} AS reached FROM ({per_person}))
+  GROUP BY variant`;
+
+function funnelText(m: Metric, steps: number): string {
+  const w = windowSeconds(m);
+  const chain = Array.from({ length: steps }, (_, i) => {
+    const prev = i === 0 ? 'exposed' : `r${i - 1}`;
+    const test = `x >= ${prev}${w ? ` AND x < exposed + ${Math.round(w * 1000)}` : ''}`;
+    return `if(${prev} < 0 OR NOT arrayExists(x -> ${test}, e${i}), -1, arrayFirst(x -> ${test}, e${i})) AS r${i}`;
+  });
+  const reached = Array.from({ length: steps }, (_, i) => `if(r${i} >= 0, 1, 0)`).join(' + ');
+  const counts = Array.from({ length: steps }, (_, i) => `countIf(reached >= ${i + 1}) AS c${i}`);
+  return FUNNEL.replace('{counts}', counts.join(', '))
+    .replace('{chain}', chain.join(', '))
+    .replace('{reached}', reached);
+}
 
 /**
  * Outlier handling (PostHog's winsorization of a mean metric): each person's value is clamped to
@@ -424,29 +555,6 @@ const WINSORIZED = `
     FROM ({per_entity}) AS pv
     CROSS JOIN (SELECT {lower} AS lo, {upper} AS hi FROM ({per_entity})) AS b
   ) AS pe GROUP BY variant`;
-
-const PER_ENTITY = `
-    SELECT exposures.entity AS entity, any(exposures.variant) AS variant, {values}
-    FROM ({exposures}) AS exposures
-    LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
-    GROUP BY entity`;
-
-/** Per exposed person: the times each funnel step happened after exposure. */
-const FUNNEL = `
-  SELECT exposures.entity AS entity, any(exposures.variant) AS variant,
-    toUnixTimestamp(any(exposures.first_exposure)) AS exposed, {steps}
-  FROM ({exposures}) AS exposures
-  LEFT JOIN ({metric_events}) AS m ON exposures.entity = m.entity
-  GROUP BY entity`;
-
-function inWindow(m: Metric, s: Setup): Expr {
-  const w = windowSeconds(m);
-  const parts = [exprOf('m.ts >= exposures.first_exposure', {})];
-  if (w) parts.push(exprOf('m.ts < exposures.first_exposure + toIntervalSecond({w})', { w: Math.round(w) }));
-  parts.push(exprOf('m.ts <= toDateTime64({t}, 3)', { t: s.to.toMillis() / 1000 }));
-  return andAll(parts);
-}
-
 /** A variant's sums for a mean (one source) or a ratio (numerator and denominator) metric. */
 export interface RatioStats extends VariantStats {
   denominator_sum?: number;
@@ -481,25 +589,22 @@ async function meanStats(
   const sources = ratio
     ? [m.numerator as EventSource, m.denominator as EventSource]
     : [m.source as EventSource];
-  const exp = exposuresQuery(s, ctx);
-  const events = metricEvents(sources, s);
+  const person = perPerson(sources, s, ctx, false);
   const values = [
-    `${sourceValue(sources[0] as EventSource, 0)} AS v0`,
-    ratio ? `${sourceValue(sources[1] as EventSource, 1)} AS v1` : '0 AS v1',
+    `${sourceValue(sources[0] as EventSource, 0, m)} AS v0`,
+    ratio ? `${sourceValue(sources[1] as EventSource, 1, m)} AS v1` : '0 AS v1',
   ];
   const winsor = ratio ? null : outlierBounds(m);
   const base = winsor
-    ? WINSORIZED.replaceAll('{per_entity}', PER_ENTITY)
-        .replace('{lower}', winsor.lower)
-        .replace('{upper}', winsor.upper)
+    ? WINSORIZED.replace('{lower}', winsor.lower).replace('{upper}', winsor.upper)
     : PER_VARIANT;
   const text = base
-    .replaceAll('{exposures}', exp.text)
-    .replaceAll('{metric_events}', events.text)
+    .replaceAll('{per_entity}', PER_ENTITY)
+    .replaceAll('{per_person}', person.text)
     .replaceAll('{values}', values.join(', '));
   const run = await runSelect(parseSelect(text) as SelectQuery, ctx, {
     modifiers: node.modifiers,
-    exprs: { ...exp.exprs, ...events.exprs, in_window: inWindow(m, s) },
+    exprs: person.exprs,
   });
   const out = new Map<string, RatioStats>();
   for (const [variant, n, sum, ss, ds, dss, sp] of run.rows)
@@ -526,45 +631,24 @@ async function funnelStats(
   ctx: RunnerContext,
 ): Promise<Map<string, VariantStats & { step_counts: number[] }>> {
   const series = m.series as EventSource[];
-  const exp = exposuresQuery(s, ctx);
-  const steps = series.map(
-    (_, i) => `arraySort(groupArrayIf(toUnixTimestamp(m.ts), {in_window} AND m.f${i})) AS step_${i}`,
-  );
-  const events = metricEvents(series, s);
-  const text = FUNNEL.replace('{exposures}', exp.text)
-    .replace('{metric_events}', events.text)
-    .replace('{steps}', steps.join(', '));
-  const exprs: Record<string, Expr> = { ...exp.exprs, ...events.exprs, in_window: inWindow(m, s) };
-  const run = await runSelect(parseSelect(text) as SelectQuery, ctx, { modifiers: node.modifiers, exprs });
-  const win = windowSeconds(m);
+  const person = perPerson(series, s, ctx, true);
+  const text = funnelText(m, series.length).replace('{per_person}', person.text);
+  const run = await runSelect(parseSelect(text) as SelectQuery, ctx, {
+    modifiers: node.modifiers,
+    exprs: person.exprs,
+  });
   const out = new Map<string, VariantStats & { step_counts: number[] }>();
   for (const row of run.rows) {
-    const variant = String(row[1]);
-    const exposed = Number(row[2]);
-    const stats = out.get(variant) ?? {
+    const variant = String(row[0]);
+    const step_counts = series.map((_, i) => Number(row[2 + i]));
+    const converted = step_counts[series.length - 1] ?? 0;
+    out.set(variant, {
       key: variant,
-      number_of_samples: 0,
-      sum: 0,
-      sum_squares: 0,
-      step_counts: series.map(() => 0),
-    };
-    stats.number_of_samples++;
-    // Ordered steps: each the first time after the previous one, all inside the window.
-    let t = exposed;
-    let reached = 0;
-    for (let i = 0; i < series.length; i++) {
-      const times = (row[3 + i] as unknown[]).map(Number);
-      const next = times.find((x) => x >= t && (win === null || x < exposed + win));
-      if (next === undefined) break;
-      t = next;
-      reached++;
-      stats.step_counts[i] = (stats.step_counts[i] ?? 0) + 1;
-    }
-    if (reached === series.length) {
-      stats.sum++;
-      stats.sum_squares++;
-    }
-    out.set(variant, stats);
+      number_of_samples: Number(row[1]),
+      sum: converted,
+      sum_squares: converted,
+      step_counts,
+    });
   }
   return out;
 }
