@@ -4,7 +4,8 @@
  * Usage: npm run bench:flags [-- --seconds 5 --connections 64 --rounds 3]   (DATABASE_URL for PostgreSQL)
  * The server runs in this process and autocannon in its own, so `process.cpuUsage()` around each
  * run is the server's CPU per request: the figure that a shared machine disturbs least.
- * `--only flags` loads `/flags` alone (for `node --cpu-prof --import tsx bench/flags.ts --only flags`).
+ * `--only flags` loads `/flags` alone (for `node --cpu-prof --import tsx bench/flags.ts --only flags`);
+ * `--only newUsers` the new-distinct-id case alone.
  */
 import { newUuid } from '../src/domain/ids.js';
 import { PUBLIC } from '../src/domain/scopes.js';
@@ -129,7 +130,9 @@ const load = async (name: Name): Promise<Sample> => {
   return { ...r, cpuUs: (cpu.user + cpu.system) / n, sysUs: cpu.system / n };
 };
 const names: Name[] =
-  only === 'flags' ? ['flags'] : only === 'hello' ? ['hello'] : ['hello', 'static', 'flags', 'newUsers'];
+  only === 'flags' || only === 'newUsers' || only === 'hello' || only === 'static'
+    ? [only]
+    : ['hello', 'static', 'flags', 'newUsers'];
 for (const name of names) await load(name);
 const samples: Record<Name, Sample[]> = { hello: [], static: [], flags: [], newUsers: [] };
 for (let i = 0; i < rounds; i++) for (const name of names) samples[name].push(await load(name));
@@ -142,7 +145,7 @@ const summary = (name: Name) => ({
   errors: samples[name].reduce((n, r) => n + r.errors, 0),
   non2xx: samples[name].reduce((n, r) => n + r.non2xx, 0),
 });
-const hello = only === 'flags' ? null : summary('hello');
+const hello = names.includes('hello') ? summary('hello') : null;
 const row = (name: string, r: ReturnType<typeof summary>) => ({
   route: name,
   'req/s': Math.round(r.rps),

@@ -3,6 +3,7 @@ import { type FeatureFlagRecord, liveFeatureFlags } from '../../store/meta/featu
 import { groupTypeMapping } from '../../store/meta/flag-lookups.js';
 import type { Bus } from '../../store/shared/bus.js';
 import { cohortIdsOf } from './cohorts.js';
+import { CompiledFlagSet } from './compiled-set.js';
 import type { FlagDefinition } from './types.js';
 
 /** A project's flags, read once and shared by every request until a flag changes. */
@@ -10,6 +11,8 @@ export interface TeamFlags {
   records: FeatureFlagRecord[];
   /** Active flags, in id order: what `/flags` evaluates. */
   active: FlagDefinition[];
+  /** `active` compiled for evaluation, with recent ids' hashes: built once per snapshot. */
+  compiled: CompiledFlagSet;
   groupTypeMapping: Record<string, string>;
   cohortIds: number[];
   /** Keys of active flags with experience continuity. */
@@ -43,6 +46,7 @@ async function load(db: MetaDb, teamId: number): Promise<TeamFlags> {
   return {
     records,
     active,
+    compiled: new CompiledFlagSet(active),
     groupTypeMapping: mapping,
     cohortIds: [...new Set(active.flatMap((f) => cohortIdsOf(f.filters.groups ?? [])))],
     continuityKeys: active.filter((f) => f.ensureExperienceContinuity).map((f) => f.key),

@@ -9,7 +9,7 @@ import {
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { FlagCache } from './cache.js';
 import type { CohortLookup, CohortState } from './cohorts.js';
-import { type EvaluationContext, evaluateFlag } from './evaluate.js';
+import { type CompiledFlag, type EvaluationContext, evaluateCompiled } from './evaluate.js';
 import type { FlagResult } from './types.js';
 
 /** What an SDK sends to `/flags` (and `/decide`), once decoded and checked. */
@@ -171,12 +171,12 @@ export function createFlagEvaluator(
   const persons = new FlagPersonCache(deps.meta, options.personCacheMs ?? 0);
   return async function evaluate(team: TeamRecord, request: FlagsRequest): Promise<FlagsEvaluation> {
     const snapshot = await cache.get(team.id);
-    let flags = snapshot.active;
+    let flags = snapshot.compiled.flags;
     if (request.flagKeys) {
       const wanted = new Set(request.flagKeys);
-      flags = flags.filter((f) => wanted.has(f.key));
+      flags = flags.filter((c) => wanted.has(c.flag.key));
     }
-    if (request.onlySurveyFlags) flags = flags.filter((f) => f.key.startsWith(SURVEY_FLAG_PREFIX));
+    if (request.onlySurveyFlags) flags = flags.filter((c) => c.flag.key.startsWith(SURVEY_FLAG_PREFIX));
     if (flags.length === 0) return { results: [], errorsWhileComputingFlags: false };
 
     let mapping = snapshot.groupTypeMapping;
@@ -225,7 +225,7 @@ export function createFlagEvaluator(
 
     const ctx: EvaluationContext = {
       distinctId: request.distinctId,
-      personProperties: { ...(person?.properties ?? {}), ...request.personProperties },
+      personProperties: mergedProperties(person?.properties, request.personProperties),
       groups: request.groups,
       groupProperties,
       groupTypeMapping: mapping,
@@ -233,10 +233,27 @@ export function createFlagEvaluator(
       anonDistinctId: anon,
       cohorts: cohortStates,
       now: deps.now(),
+      hashSlots: snapshot.compiled.slotsFor(request.distinctId, person !== undefined),
     };
-    const results = flags.map((f) => evaluateFlag(f, ctx));
-    return { results, errorsWhileComputingFlags: results.some((r) => r.failed) };
+    const results: FlagResult[] = new Array(flags.length);
+    let failed = false;
+    for (let i = 0; i < flags.length; i++) {
+      const r = evaluateCompiled(flags[i] as CompiledFlag, ctx);
+      results[i] = r;
+      if (r.failed) failed = true;
+    }
+    return { results, errorsWhileComputingFlags: failed };
   };
+}
+
+/** Stored properties with the request's on top; no copy when either side is empty (the usual case). */
+function mergedProperties(
+  stored: Record<string, unknown> | undefined,
+  sent: Record<string, unknown>,
+): Record<string, unknown> {
+  if (stored === undefined) return sent;
+  for (const _ in sent) return { ...stored, ...sent };
+  return stored;
 }
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();

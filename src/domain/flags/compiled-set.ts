@@ -1,0 +1,56 @@
+import { type CompiledFlag, compileFlag } from './evaluate.js';
+import type { FlagDefinition } from './types.js';
+
+/**
+ * A project's active flags compiled once per flag-set version (the cache builds one per snapshot,
+ * and a change makes a new snapshot), with the bucketing hashes of recent distinct ids.
+ *
+ * Hashes are kept per distinct id as one Float64Array indexed by flag slot: a request for a known
+ * id reads 2 numbers per flag by index, with no string key built and nothing allocated. An id seen
+ * for the first time without a stored person (a new visitor, or a server SDK asking about ids it
+ * made up) is hashed without being remembered: most are never seen again, and remembering them
+ * cost an array per request. A second request for it (a page load after the first) remembers it.
+ * Two generations bound the memory (`budget` numbers in all) without an LRU's bookkeeping per hit.
+ */
+export class CompiledFlagSet {
+  readonly flags: readonly CompiledFlag[];
+  readonly #width: number;
+  readonly #maxIds: number;
+  #current = new Map<string, Float64Array>();
+  #previous = new Map<string, Float64Array>();
+  #seen = new Set<string>();
+  #seenBefore = new Set<string>();
+
+  constructor(active: readonly FlagDefinition[], budget = 2_000_000) {
+    this.flags = active.map((f, i) => compileFlag(f, i));
+    this.#width = 2 * active.length;
+    this.#maxIds = Math.max(64, Math.floor(budget / 2 / Math.max(1, this.#width)));
+  }
+
+  /** The hash slots of `distinctId`, or null when it is not worth remembering yet (see above). */
+  slotsFor(distinctId: string, stored: boolean): Float64Array | null {
+    let slots = this.#current.get(distinctId);
+    if (slots !== undefined) return slots;
+    slots = this.#previous.get(distinctId);
+    if (slots === undefined) {
+      if (!stored && !this.#seen.has(distinctId) && !this.#seenBefore.has(distinctId)) {
+        if (this.#seen.size >= SEEN_MAX) {
+          this.#seenBefore = this.#seen;
+          this.#seen = new Set();
+        }
+        this.#seen.add(distinctId);
+        return null;
+      }
+      slots = new Float64Array(this.#width).fill(-1);
+    } else this.#previous.delete(distinctId);
+    if (this.#current.size >= this.#maxIds) {
+      this.#previous = this.#current;
+      this.#current = new Map();
+    }
+    this.#current.set(distinctId, slots);
+    return slots;
+  }
+}
+
+/** Ids seen once without a person, per generation: a string each, whatever the number of flags. */
+const SEEN_MAX = 50_000;
