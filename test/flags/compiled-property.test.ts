@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileProperty } from '../../src/domain/flags/compiled-property.js';
+import { flagHash, flagHasher } from '../../src/domain/flags/hash.js';
 import { matchProperty, PROPERTY_OPERATORS } from '../../src/domain/flags/properties.js';
 
 /** Compiled matchers must answer exactly as `matchProperty`, the one statement of the semantics. */
@@ -68,5 +69,17 @@ describe('compiled property matchers', () => {
           }
           expect(compiled({}, now)).toBe(matchProperty(filter, {}, now));
         }
+  });
+});
+
+describe('a flag key packed once', () => {
+  it('hashes as flagHash does, for any key and identifier', () => {
+    const keys = ['k', 'bench-flag-12', 'clé', 'x'.repeat(47), 'y'.repeat(48), 'z'.repeat(60), ''];
+    const ids = ['u', 'user-1', 'ü-4', '🦔', 'a'.repeat(40), 'b'.repeat(100), ''];
+    for (const key of keys) {
+      const hash = flagHasher(key);
+      for (const id of ids)
+        for (const salt of ['', 'variant'] as const) expect(hash(id, salt)).toBe(flagHash(key, id, salt));
+    }
   });
 });

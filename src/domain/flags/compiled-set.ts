@@ -1,5 +1,17 @@
 import { type CompiledFlag, compileFlag } from './evaluate.js';
-import type { FlagDefinition } from './types.js';
+import type { FlagDefinition, FlagResult } from './types.js';
+
+/** What is kept for one recent distinct id. */
+export interface IdMemo {
+  /** Bucketing hashes by flag slot: rollout at 2·slot, variant at 2·slot + 1, -1 until computed. */
+  readonly hashes: Float64Array;
+  /**
+   * The id's last answer over the whole set (frozen, no failed flag): a request whose outcomes are
+   * all the same shared results hands this very array out again, so the answer's bytes can be
+   * remembered with it (`flagsJson`) and nothing is allocated per flag.
+   */
+  results: readonly FlagResult[] | null;
+}
 
 /**
  * A project's active flags compiled once per flag-set version (the cache builds one per snapshot,
@@ -10,14 +22,14 @@ import type { FlagDefinition } from './types.js';
  * for the first time without a stored person (a new visitor, or a server SDK asking about ids it
  * made up) is hashed without being remembered: most are never seen again, and remembering them
  * cost an array per request. A second request for it (a page load after the first) remembers it.
- * Two generations bound the memory (`budget` numbers in all) without an LRU's bookkeeping per hit.
+ * Two generations bound the memory (about `budget` numbers and as many result pointers in all) without an LRU's bookkeeping per hit.
  */
 export class CompiledFlagSet {
   readonly flags: readonly CompiledFlag[];
   readonly #width: number;
   readonly #maxIds: number;
-  #current = new Map<string, Float64Array>();
-  #previous = new Map<string, Float64Array>();
+  #current = new Map<string, IdMemo>();
+  #previous = new Map<string, IdMemo>();
   #seen = new Set<string>();
   #seenBefore = new Set<string>();
 
@@ -27,12 +39,12 @@ export class CompiledFlagSet {
     this.#maxIds = Math.max(64, Math.floor(budget / 2 / Math.max(1, this.#width)));
   }
 
-  /** The hash slots of `distinctId`, or null when it is not worth remembering yet (see above). */
-  slotsFor(distinctId: string, stored: boolean): Float64Array | null {
-    let slots = this.#current.get(distinctId);
-    if (slots !== undefined) return slots;
-    slots = this.#previous.get(distinctId);
-    if (slots === undefined) {
+  /** What is kept for `distinctId`, or null when it is not worth remembering yet (see above). */
+  memoFor(distinctId: string, stored: boolean): IdMemo | null {
+    let memo = this.#current.get(distinctId);
+    if (memo !== undefined) return memo;
+    memo = this.#previous.get(distinctId);
+    if (memo === undefined) {
       if (!stored && !this.#seen.has(distinctId) && !this.#seenBefore.has(distinctId)) {
         if (this.#seen.size >= SEEN_MAX) {
           this.#seenBefore = this.#seen;
@@ -41,14 +53,14 @@ export class CompiledFlagSet {
         this.#seen.add(distinctId);
         return null;
       }
-      slots = new Float64Array(this.#width).fill(-1);
+      memo = { hashes: new Float64Array(this.#width).fill(-1), results: null };
     } else this.#previous.delete(distinctId);
     if (this.#current.size >= this.#maxIds) {
       this.#previous = this.#current;
       this.#current = new Map();
     }
-    this.#current.set(distinctId, slots);
-    return slots;
+    this.#current.set(distinctId, memo);
+    return memo;
   }
 }
 

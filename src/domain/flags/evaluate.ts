@@ -1,7 +1,7 @@
 import { RegexTooCostly } from '../regex/re2.js';
 import { type CohortPropertyGroup, type CohortState, CohortUnavailable } from './cohorts.js';
 import { compileProperty } from './compiled-property.js';
-import { flagHash, hashMemo, holdoutHash, variantOf } from './hash.js';
+import { flagHasher, hashMemo, holdoutHash, variantOf } from './hash.js';
 import { matchProperty } from './properties.js';
 import type {
   ConditionGroup,
@@ -156,6 +156,8 @@ export interface CompiledFlag {
   readonly conditions: readonly CompiledCondition[];
   readonly variants: readonly Variant[];
   readonly outcomes: Outcomes;
+  /** `flagHash` with this flag's key packed once. */
+  readonly hash: (identifier: string, salt: '' | 'variant') => number;
 }
 
 interface CompiledCondition {
@@ -215,6 +217,7 @@ export function compileFlag(flag: FlagDefinition, slot: number): CompiledFlag {
     conditions: (filters.groups ?? []).map((g, i) => condition(g, i, aggregation)),
     variants,
     outcomes: { off: new Map(), on: new Map() },
+    hash: flagHasher(flag.key),
   };
 }
 
@@ -251,11 +254,11 @@ function bucketHash(c: CompiledFlag, bucket: string, variant: boolean, ctx: Eval
   const slots = ctx.hashSlots;
   if (c.slot < 0 || slots === undefined || bucket !== ctx.distinctId)
     return hashMemo.hash(c.flag.key, bucket, variant ? 'variant' : '');
-  if (slots === null) return flagHash(c.flag.key, bucket, variant ? 'variant' : '');
+  if (slots === null) return c.hash(bucket, variant ? 'variant' : '');
   const at = 2 * c.slot + (variant ? 1 : 0);
   let h = slots[at] as number;
   if (h < 0) {
-    h = flagHash(c.flag.key, bucket, variant ? 'variant' : '');
+    h = c.hash(bucket, variant ? 'variant' : '');
     slots[at] = h;
   }
   return h;

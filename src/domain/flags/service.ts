@@ -9,6 +9,7 @@ import {
 import type { TeamRecord } from '../../store/meta/teams.js';
 import type { FlagCache } from './cache.js';
 import type { CohortLookup, CohortState } from './cohorts.js';
+import type { IdMemo } from './compiled-set.js';
 import { type CompiledFlag, type EvaluationContext, evaluateCompiled } from './evaluate.js';
 import type { FlagResult } from './types.js';
 
@@ -29,7 +30,8 @@ export interface FlagsRequest {
 export const SURVEY_FLAG_PREFIX = 'survey-targeting-';
 
 export interface FlagsEvaluation {
-  results: FlagResult[];
+  /** In flag order; may be shared between requests (frozen then): never modified. */
+  results: readonly FlagResult[];
   errorsWhileComputingFlags: boolean;
 }
 
@@ -233,17 +235,40 @@ export function createFlagEvaluator(
       anonDistinctId: anon,
       cohorts: cohortStates,
       now: deps.now(),
-      hashSlots: snapshot.compiled.slotsFor(request.distinctId, person !== undefined),
+      hashSlots: null,
     };
-    const results: FlagResult[] = new Array(flags.length);
-    let failed = false;
-    for (let i = 0; i < flags.length; i++) {
-      const r = evaluateCompiled(flags[i] as CompiledFlag, ctx);
-      results[i] = r;
-      if (r.failed) failed = true;
-    }
-    return { results, errorsWhileComputingFlags: failed };
+    const memo = snapshot.compiled.memoFor(request.distinctId, person !== undefined);
+    if (memo === null) return evaluateAll(flags, ctx, null);
+    ctx.hashSlots = memo.hashes;
+    return evaluateAll(flags, ctx, flags === snapshot.compiled.flags ? memo : null);
   };
+}
+
+/**
+ * Every flag, in order. With the id's memo, an answer made of the same shared results as its last
+ * one is that last array itself (compared by identity as it goes; copied from the first change).
+ */
+function evaluateAll(
+  flags: readonly CompiledFlag[],
+  ctx: EvaluationContext,
+  memo: IdMemo | null,
+): FlagsEvaluation {
+  const last = memo?.results ?? null;
+  let out: FlagResult[] | null = null;
+  let failed = false;
+  for (let i = 0; i < flags.length; i++) {
+    const r = evaluateCompiled(flags[i] as CompiledFlag, ctx);
+    if (r.failed) failed = true;
+    if (out === null) {
+      if (last !== null && last[i] === r) continue;
+      out = new Array(flags.length);
+      for (let j = 0; j < i; j++) out[j] = (last as readonly FlagResult[])[j] as FlagResult;
+    }
+    out[i] = r;
+  }
+  if (out === null) return { results: last as readonly FlagResult[], errorsWhileComputingFlags: false };
+  if (memo !== null && !failed) memo.results = Object.freeze(out);
+  return { results: out, errorsWhileComputingFlags: failed };
 }
 
 /** Stored properties with the request's on top; no copy when either side is empty (the usual case). */
