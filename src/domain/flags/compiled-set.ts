@@ -31,12 +31,23 @@ export class CompiledFlagSet {
   #current = new Map<string, IdMemo>();
   #previous = new Map<string, IdMemo>();
   #seen = new Set<string>();
+  readonly #scratch: Float64Array;
   #seenBefore = new Set<string>();
 
   constructor(active: readonly FlagDefinition[], budget = 2_000_000) {
     this.flags = active.map((f, i) => compileFlag(f, i));
     this.#width = 2 * active.length;
+    this.#scratch = new Float64Array(this.#width);
     this.#maxIds = Math.max(64, Math.floor(budget / 2 / Math.max(1, this.#width)));
+  }
+
+  /**
+   * Hash slots for one request of an id that is not remembered, emptied: a flag's conditions share
+   * its hash. Shared by every such request, so valid only until the evaluation's next await
+   * (evaluating the flags is synchronous).
+   */
+  scratchHashes(): Float64Array {
+    return this.#scratch.fill(-1);
   }
 
   /** What is kept for `distinctId`, or null when it is not worth remembering yet (see above). */

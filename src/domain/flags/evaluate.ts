@@ -32,8 +32,8 @@ export interface EvaluationContext {
   now: Date;
   /**
    * Bucketing hashes of `distinctId` by compiled flag slot (rollout at 2·slot, variant at
-   * 2·slot + 1, -1 until computed), kept by the compiled set between requests; null to compute
-   * without remembering; absent: the shared memo (`hashMemo`).
+   * 2·slot + 1, -1 until computed), from the compiled set (`CompiledFlagSet`); absent or null:
+   * the shared memo (`hashMemo`).
    */
   hashSlots?: Float64Array | null;
 }
@@ -252,9 +252,8 @@ function personBucket(flag: FlagDefinition, ctx: EvaluationContext): string {
  */
 function bucketHash(c: CompiledFlag, bucket: string, variant: boolean, ctx: EvaluationContext): number {
   const slots = ctx.hashSlots;
-  if (c.slot < 0 || slots === undefined || bucket !== ctx.distinctId)
+  if (c.slot < 0 || slots == null || bucket !== ctx.distinctId)
     return hashMemo.hash(c.flag.key, bucket, variant ? 'variant' : '');
-  if (slots === null) return c.hash(bucket, variant ? 'variant' : '');
   const at = 2 * c.slot + (variant ? 1 : 0);
   let h = slots[at] as number;
   if (h < 0) {

@@ -238,7 +238,10 @@ export function createFlagEvaluator(
       hashSlots: null,
     };
     const memo = snapshot.compiled.memoFor(request.distinctId, person !== undefined);
-    if (memo === null) return evaluateAll(flags, ctx, null);
+    if (memo === null) {
+      ctx.hashSlots = snapshot.compiled.scratchHashes();
+      return evaluateAll(flags, ctx, null);
+    }
     ctx.hashSlots = memo.hashes;
     return evaluateAll(flags, ctx, flags === snapshot.compiled.flags ? memo : null);
   };
