@@ -104,6 +104,36 @@ const newUsersBody = JSON.stringify({
   distinct_id: 'new-[<id>]',
   person_properties: { $browser: 'Chrome' },
 });
+if (only === 'inject') {
+  // In-process (light-my-request, no sockets): CPU per request of the routes alone, interleaved;
+  // steadier than the HTTP figures on a loaded machine. `--rounds` rounds of `--seconds` × 1000.
+  const n = seconds * 1000;
+  let id = 0;
+  const once = (url: string, payload: string) =>
+    app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+  const all: Record<string, () => Promise<unknown>> = {
+    static: () => once('/_bench/static', flagsBody),
+    flags: () => once('/flags/?v=2', flagsBody),
+    newUsers: () => once('/flags/?v=2', newUsersBody.replace('[<id>]', `inj-${id++}`)),
+  };
+  // INJECT_CASE=newUsers (say) runs one case alone, for a profile.
+  const pick = process.env.INJECT_CASE;
+  const cases = pick ? { [pick]: all[pick] as () => Promise<unknown> } : all;
+  const cpu: Record<string, number[]> = { static: [], flags: [], newUsers: [] };
+  for (let round = 0; round <= rounds; round++)
+    for (const [name, run] of Object.entries(cases)) {
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < n; i++) await run();
+      const c = process.cpuUsage(c0);
+      if (round > 0) cpu[name]?.push((c.user + c.system) / n);
+    }
+  const m = (name: string) => median(cpu[name] ?? []);
+  console.log(
+    `inject CPU µs/req (median of ${rounds}): static ${m('static').toFixed(1)}, flags ${m('flags').toFixed(1)} (+${(m('flags') - m('static')).toFixed(1)}), newUsers ${m('newUsers').toFixed(1)} (+${(m('newUsers') - m('static')).toFixed(1)})`,
+  );
+  await close();
+  process.exit(0);
+}
 type Name = 'hello' | 'static' | 'flags' | 'newUsers';
 interface Sample extends LoadResult {
   cpuUs: number;
