@@ -7,7 +7,7 @@ import {
   saveHashKeyOverrides,
 } from '../../store/meta/flag-lookups.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
-import type { FlagCache } from './cache.js';
+import { compiledFlags, type FlagCache } from './cache.js';
 import type { CohortLookup, CohortState } from './cohorts.js';
 import type { IdMemo } from './compiled-set.js';
 import { type CompiledFlag, type EvaluationContext, evaluateCompiled } from './evaluate.js';
@@ -173,7 +173,8 @@ export function createFlagEvaluator(
   const persons = new FlagPersonCache(deps.meta, options.personCacheMs ?? 0);
   return async function evaluate(team: TeamRecord, request: FlagsRequest): Promise<FlagsEvaluation> {
     const snapshot = await cache.get(team.id);
-    let flags = snapshot.compiled.flags;
+    const compiled = compiledFlags(snapshot);
+    let flags = compiled.flags;
     if (request.flagKeys) {
       const wanted = new Set(request.flagKeys);
       flags = flags.filter((c) => wanted.has(c.flag.key));
@@ -237,13 +238,13 @@ export function createFlagEvaluator(
       now: deps.now(),
       hashSlots: null,
     };
-    const memo = snapshot.compiled.memoFor(request.distinctId, person !== undefined);
+    const memo = compiled.memoFor(request.distinctId, person !== undefined);
     if (memo === null) {
-      ctx.hashSlots = snapshot.compiled.scratchHashes();
+      ctx.hashSlots = compiled.scratchHashes();
       return evaluateAll(flags, ctx, null);
     }
     ctx.hashSlots = memo.hashes;
-    return evaluateAll(flags, ctx, flags === snapshot.compiled.flags ? memo : null);
+    return evaluateAll(flags, ctx, flags === compiled.flags ? memo : null);
   };
 }
 
