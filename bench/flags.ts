@@ -5,7 +5,7 @@
  * The server runs in this process and autocannon in its own, so `process.cpuUsage()` around each
  * run is the server's CPU per request: the figure that a shared machine disturbs least.
  * `--only flags` loads `/flags` alone (for `node --cpu-prof --import tsx bench/flags.ts --only flags`);
- * `--only newUsers` the new-distinct-id case alone.
+ * `--only newUsers` / `--only static` one case alone; `--only inject` the routes in process.
  */
 import { newUuid } from '../src/domain/ids.js';
 import { PUBLIC } from '../src/domain/scopes.js';
@@ -105,8 +105,9 @@ const newUsersBody = JSON.stringify({
   person_properties: { $browser: 'Chrome' },
 });
 if (only === 'inject') {
-  // In-process (light-my-request, no sockets): CPU per request of the routes alone, interleaved;
-  // steadier than the HTTP figures on a loaded machine. `--rounds` rounds of `--seconds` × 1000.
+  // In process (light-my-request, no sockets): CPU per request of the routes, interleaved, as
+  // extra CPU over the floor. `--rounds` rounds of `--seconds` × 1000 requests per case. On a
+  // loaded machine it was no steadier than the HTTP figures (docs/benchmarks-history.md).
   const n = seconds * 1000;
   let id = 0;
   const once = (url: string, payload: string) =>
