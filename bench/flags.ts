@@ -4,7 +4,8 @@
  * Usage: npm run bench:flags [-- --seconds 5 --connections 64 --rounds 3]   (DATABASE_URL for PostgreSQL)
  * The server runs in this process and autocannon in its own, so `process.cpuUsage()` around each
  * run is the server's CPU per request: the figure that a shared machine disturbs least.
- * `--only flags` loads `/flags` alone (for `node --cpu-prof --import tsx bench/flags.ts --only flags`).
+ * `--only flags` loads `/flags` alone (for `node --cpu-prof --import tsx bench/flags.ts --only flags`);
+ * `--only newUsers` / `--only static` one case alone; `--only inject` the routes in process.
  */
 import { newUuid } from '../src/domain/ids.js';
 import { PUBLIC } from '../src/domain/scopes.js';
@@ -103,6 +104,37 @@ const newUsersBody = JSON.stringify({
   distinct_id: 'new-[<id>]',
   person_properties: { $browser: 'Chrome' },
 });
+if (only === 'inject') {
+  // In process (light-my-request, no sockets): CPU per request of the routes, interleaved, as
+  // extra CPU over the floor. `--rounds` rounds of `--seconds` × 1000 requests per case. On a
+  // loaded machine it was no steadier than the HTTP figures (docs/benchmarks-history.md).
+  const n = seconds * 1000;
+  let id = 0;
+  const once = (url: string, payload: string) =>
+    app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+  const all: Record<string, () => Promise<unknown>> = {
+    static: () => once('/_bench/static', flagsBody),
+    flags: () => once('/flags/?v=2', flagsBody),
+    newUsers: () => once('/flags/?v=2', newUsersBody.replace('[<id>]', `inj-${id++}`)),
+  };
+  // INJECT_CASE=newUsers (say) runs one case alone, for a profile.
+  const pick = process.env.INJECT_CASE;
+  const cases = pick ? { [pick]: all[pick] as () => Promise<unknown> } : all;
+  const cpu: Record<string, number[]> = { static: [], flags: [], newUsers: [] };
+  for (let round = 0; round <= rounds; round++)
+    for (const [name, run] of Object.entries(cases)) {
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < n; i++) await run();
+      const c = process.cpuUsage(c0);
+      if (round > 0) cpu[name]?.push((c.user + c.system) / n);
+    }
+  const m = (name: string) => median(cpu[name] ?? []);
+  console.log(
+    `inject CPU µs/req (median of ${rounds}): static ${m('static').toFixed(1)}, flags ${m('flags').toFixed(1)} (+${(m('flags') - m('static')).toFixed(1)}), newUsers ${m('newUsers').toFixed(1)} (+${(m('newUsers') - m('static')).toFixed(1)})`,
+  );
+  await close();
+  process.exit(0);
+}
 type Name = 'hello' | 'static' | 'flags' | 'newUsers';
 interface Sample extends LoadResult {
   cpuUs: number;
@@ -129,7 +161,9 @@ const load = async (name: Name): Promise<Sample> => {
   return { ...r, cpuUs: (cpu.user + cpu.system) / n, sysUs: cpu.system / n };
 };
 const names: Name[] =
-  only === 'flags' ? ['flags'] : only === 'hello' ? ['hello'] : ['hello', 'static', 'flags', 'newUsers'];
+  only === 'flags' || only === 'newUsers' || only === 'hello' || only === 'static'
+    ? [only]
+    : ['hello', 'static', 'flags', 'newUsers'];
 for (const name of names) await load(name);
 const samples: Record<Name, Sample[]> = { hello: [], static: [], flags: [], newUsers: [] };
 for (let i = 0; i < rounds; i++) for (const name of names) samples[name].push(await load(name));
@@ -142,7 +176,7 @@ const summary = (name: Name) => ({
   errors: samples[name].reduce((n, r) => n + r.errors, 0),
   non2xx: samples[name].reduce((n, r) => n + r.non2xx, 0),
 });
-const hello = only === 'flags' ? null : summary('hello');
+const hello = names.includes('hello') ? summary('hello') : null;
 const row = (name: string, r: ReturnType<typeof summary>) => ({
   route: name,
   'req/s': Math.round(r.rps),

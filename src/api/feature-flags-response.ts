@@ -92,6 +92,55 @@ function fragmentOf(r: FlagResult): Buffer {
   return bytes;
 }
 
+/**
+ * The members of the `flags` map (no leading comma), copied from each result's bytes. A results
+ * array the evaluator shares between requests (frozen: a returning id whose outcomes did not
+ * change) keeps its bytes, so its next answers copy one piece instead of fifty.
+ */
+const membersByResults = new WeakMap<readonly FlagResult[], Buffer>();
+
+function sharedMembers(results: readonly FlagResult[]): Buffer {
+  let bytes = membersByResults.get(results);
+  if (bytes === undefined) {
+    bytes = Buffer.allocUnsafeSlow(membersSize(results));
+    writeMembers(results.length, bytes, 0);
+    membersByResults.set(results, bytes);
+  }
+  return bytes;
+}
+
+/** Each result's fragment, looked up once per answer (reused: answers are written synchronously). */
+const scratch: Buffer[] = [];
+
+function membersSize(results: readonly FlagResult[]): number {
+  let size = 0;
+  for (let i = 0; i < results.length; i++) {
+    const part = fragmentOf(results[i] as FlagResult);
+    scratch[i] = part;
+    size += part.length;
+  }
+  return Math.max(0, size - 1);
+}
+
+/** Writes the members whose fragments `membersSize` just gathered at `at`; returns the end offset. */
+function writeMembers(count: number, out: Buffer, at: number): number {
+  // TypedArray#set: Buffer#copy goes through a binding call per part and cost several times more.
+  for (let i = 0; i < count; i++) {
+    const part = scratch[i] as Buffer;
+    if (i === 0) {
+      out.set(part.subarray(1), at);
+      at += part.length - 1;
+    } else {
+      out.set(part, at);
+      at += part.length;
+    }
+  }
+  scratch.fill(EMPTY, 0, count);
+  return at;
+}
+
+const EMPTY = Buffer.alloc(0);
+
 /** Answers are carved from shared slabs, as Node does for small Buffers (see `answerBytes`). */
 const SLAB_BYTES = 512 * 1024;
 let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
@@ -134,24 +183,16 @@ export function flagsJson(
     quotaLimited: [],
   });
   const { results } = evaluation;
-  const parts: Buffer[] = new Array(results.length);
-  let size = 0;
-  for (let i = 0; i < results.length; i++) {
-    const part = fragmentOf(results[i] as FlagResult);
-    parts[i] = part;
-    size += part.length;
-  }
-  // `{…head…,"flags":{` + members without the first comma + `}}`
+  const members = Object.isFrozen(results) ? sharedMembers(results) : null;
+  // `{…head…,"flags":{` + members + `}}`
   const open = `${head.slice(0, -1)},"flags":{`;
   const openBytes = Buffer.byteLength(open);
-  const out = answerBytes(openBytes + Math.max(0, size - 1) + 2);
+  const out = answerBytes(openBytes + (members ? members.length : membersSize(results)) + 2);
   let at = out.write(open, 0);
-  // TypedArray#set: Buffer#copy goes through a binding call per part and cost several times more.
-  for (let i = 0; i < parts.length; i++) {
-    const part = i === 0 ? (parts[i] as Buffer).subarray(1) : (parts[i] as Buffer);
-    out.set(part, at);
-    at += part.length;
-  }
+  if (members) {
+    out.set(members, at);
+    at += members.length;
+  } else at = writeMembers(results.length, out, at);
   out[at++] = 0x7d; // }
   out[at++] = 0x7d;
   return out;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { decodeJsonBodyAsync } from '../capture/decode.js';
+import { decodeJsonBodyAsync, plainJsonBody } from '../capture/decode.js';
 import type { DecodeInput } from '../capture/types.js';
 import { authorize } from '../domain/access.js';
 import type { Authenticator } from '../domain/accounts/authenticate.js';
@@ -100,13 +100,13 @@ export const flagSdkRoutes: ApiPlugin<FlagSdkOptions> = async (app, options) => 
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const query = request.query as Record<string, string | undefined>;
       // Decoded as capture decodes (gzip, base64, forms), in slices and within capture's depth limit.
-      const decoded =
-        request.body || query.data
-          ? await decodeJsonBodyAsync(decodeInput(request), {
-              maxDecodedBytes: FLAGS_BODY_LIMIT,
-              maxDepth: app.config.captureMaxJsonDepth,
-            })
-          : {};
+      // A small plain JSON body (the usual one) is parsed in line, the same checks applied.
+      let decoded: unknown = {};
+      if (request.body || query.data) {
+        const input = decodeInput(request);
+        const limits = { maxDecodedBytes: FLAGS_BODY_LIMIT, maxDepth: app.config.captureMaxJsonDepth };
+        decoded = plainJsonBody(input, limits) ?? (await decodeJsonBodyAsync(input, limits));
+      }
       if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded))
         throw validationError('The request body must be a JSON object.', null, 'invalid_payload');
       const body = decoded as Record<string, unknown>;

@@ -52,7 +52,7 @@ export function skipSpace(buf: Uint8Array, i: number): number {
 }
 
 /** From an opening quote to just past its closing quote; `indexOf` finds quotes natively. */
-function skipString(buf: Buffer, i: number): number {
+export function skipString(buf: Buffer, i: number): number {
   let from = i + 1;
   for (;;) {
     const q = buf.indexOf(QUOTE, from);

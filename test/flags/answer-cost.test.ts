@@ -82,6 +82,18 @@ describe('flag answers written from shared results', () => {
     expect(JSON.parse(empty.toString()).flags).toEqual({});
   });
 
+  it('writes a shared (frozen) results array as the generic serializer does, every time', () => {
+    const flags = Array.from({ length: 20 }, (_, i) => flag(`shared-${i}`));
+    const results = Object.freeze(flags.map((f) => evaluateFlag(f, ctx('u'))));
+    const evaluation = { results, errorsWhileComputingFlags: false };
+    for (const id of ['a', 'b']) {
+      const now = new Date();
+      expect(JSON.parse(flagsJson('details', evaluation, id, now, null).toString())).toEqual(
+        JSON.parse(JSON.stringify(flagsBody('details', evaluation, id, now, null))),
+      );
+    }
+  });
+
   it('never hands out the bytes of an answer still held (answers share slabs)', () => {
     const flags = Array.from({ length: 50 }, (_, i) => flag(`slab-${i}`));
     const evaluation = {

@@ -3,6 +3,7 @@ import { type FeatureFlagRecord, liveFeatureFlags } from '../../store/meta/featu
 import { groupTypeMapping } from '../../store/meta/flag-lookups.js';
 import type { Bus } from '../../store/shared/bus.js';
 import { cohortIdsOf } from './cohorts.js';
+import { CompiledFlagSet } from './compiled-set.js';
 import type { FlagDefinition } from './types.js';
 
 /** A project's flags, read once and shared by every request until a flag changes. */
@@ -10,12 +11,23 @@ export interface TeamFlags {
   records: FeatureFlagRecord[];
   /** Active flags, in id order: what `/flags` evaluates. */
   active: FlagDefinition[];
+  /**
+   * `active` compiled for evaluation, with recent ids' hashes: built once per snapshot, on the first
+   * `/flags` request (local evaluation never needs it; see `compiledFlags`).
+   */
+  compiled: CompiledFlagSet | null;
   groupTypeMapping: Record<string, string>;
   cohortIds: number[];
   /** Keys of active flags with experience continuity. */
   continuityKeys: string[];
   /** Serialised answers (local evaluation) built from this snapshot, by variant. */
   rendered: Map<string, string>;
+}
+
+/** The snapshot's compiled flags, built on first use. */
+export function compiledFlags(flags: TeamFlags): CompiledFlagSet {
+  flags.compiled ??= new CompiledFlagSet(flags.active);
+  return flags.compiled;
 }
 
 export const FLAGS_CHANGED = 'flags:changed';
@@ -43,6 +55,7 @@ async function load(db: MetaDb, teamId: number): Promise<TeamFlags> {
   return {
     records,
     active,
+    compiled: null,
     groupTypeMapping: mapping,
     cohortIds: [...new Set(active.flatMap((f) => cohortIdsOf(f.filters.groups ?? [])))],
     continuityKeys: active.filter((f) => f.ensureExperienceContinuity).map((f) => f.key),

@@ -1,4 +1,4 @@
-import { sha1Parts } from './sha1.js';
+import { packPrefix, sha1Packed, sha1Parts } from './sha1.js';
 import type { Variant } from './types.js';
 
 /** 2^60 - 1 (15 hex digits); as a double it rounds to 2^60, exactly as in PostHog's SDKs and Python. */
@@ -11,6 +11,18 @@ const LONG_SCALE = 2 ** 60;
  */
 export function flagHash(flagKey: string, identifier: string, salt = ''): number {
   return sha1Parts(flagKey, '.', identifier, salt) / LONG_SCALE;
+}
+
+/**
+ * `flagHash` for one flag key, with `key.` packed once: a compiled flag hashes many identifiers,
+ * and packing the key cost a fifth of a hash.
+ */
+export function flagHasher(flagKey: string): (identifier: string, salt: '' | 'variant') => number {
+  const prefix = `${flagKey}.`;
+  const words = packPrefix(prefix);
+  if (words === null) return (identifier, salt) => flagHash(flagKey, identifier, salt);
+  const length = prefix.length;
+  return (identifier, salt) => sha1Packed(words, length, prefix, identifier, salt) / LONG_SCALE;
 }
 
 /** PostHog's holdout hash: SHA-1 of `holdout-` + identifier, with no flag key, on the same scale. */

@@ -157,7 +157,7 @@ export function stringForm(value: unknown): string {
   return JSON.stringify(value === undefined ? null : value) ?? 'null';
 }
 
-const lower = (value: unknown) => stringForm(value).replace(/[A-Z]/g, (c) => c.toLowerCase());
+export const lower = (value: unknown) => stringForm(value).replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 function textOp(operator: string, has: boolean, actual: unknown, test: (a: string) => boolean): boolean {
   const negative = operator.startsWith('not_');
@@ -166,14 +166,14 @@ function textOp(operator: string, has: boolean, actual: unknown, test: (a: strin
   return negative ? !found : found;
 }
 
-function isBooleanLike(value: unknown): boolean {
+export function isBooleanLike(value: unknown): boolean {
   if (typeof value === 'boolean') return true;
   if (typeof value === 'string') return value.toLowerCase() === 'true' || value.toLowerCase() === 'false';
   if (Array.isArray(value)) return value.every(isBooleanLike);
   return false;
 }
 
-function truthy(value: unknown): boolean {
+export function truthy(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string') return value.toLowerCase() === 'true';
   if (Array.isArray(value)) return value.every(truthy);
@@ -191,7 +191,7 @@ function exactMatch(expected: unknown, actual: unknown): boolean {
 const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** A number, or a string that is exactly one (as Rust's `f64::from_str`, without inf/NaN). */
-function toNumber(value: unknown): number | null {
+export function toNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value !== 'string' || !FLOAT.test(value)) return null;
   return Number(value);

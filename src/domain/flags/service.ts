@@ -7,9 +7,10 @@ import {
   saveHashKeyOverrides,
 } from '../../store/meta/flag-lookups.js';
 import type { TeamRecord } from '../../store/meta/teams.js';
-import type { FlagCache } from './cache.js';
+import { compiledFlags, type FlagCache } from './cache.js';
 import type { CohortLookup, CohortState } from './cohorts.js';
-import { type EvaluationContext, evaluateFlag } from './evaluate.js';
+import type { IdMemo } from './compiled-set.js';
+import { type CompiledFlag, type EvaluationContext, evaluateCompiled } from './evaluate.js';
 import type { FlagResult } from './types.js';
 
 /** What an SDK sends to `/flags` (and `/decide`), once decoded and checked. */
@@ -29,7 +30,8 @@ export interface FlagsRequest {
 export const SURVEY_FLAG_PREFIX = 'survey-targeting-';
 
 export interface FlagsEvaluation {
-  results: FlagResult[];
+  /** In flag order; may be shared between requests (frozen then): never modified. */
+  results: readonly FlagResult[];
   errorsWhileComputingFlags: boolean;
 }
 
@@ -171,12 +173,13 @@ export function createFlagEvaluator(
   const persons = new FlagPersonCache(deps.meta, options.personCacheMs ?? 0);
   return async function evaluate(team: TeamRecord, request: FlagsRequest): Promise<FlagsEvaluation> {
     const snapshot = await cache.get(team.id);
-    let flags = snapshot.active;
+    const compiled = compiledFlags(snapshot);
+    let flags = compiled.flags;
     if (request.flagKeys) {
       const wanted = new Set(request.flagKeys);
-      flags = flags.filter((f) => wanted.has(f.key));
+      flags = flags.filter((c) => wanted.has(c.flag.key));
     }
-    if (request.onlySurveyFlags) flags = flags.filter((f) => f.key.startsWith(SURVEY_FLAG_PREFIX));
+    if (request.onlySurveyFlags) flags = flags.filter((c) => c.flag.key.startsWith(SURVEY_FLAG_PREFIX));
     if (flags.length === 0) return { results: [], errorsWhileComputingFlags: false };
 
     let mapping = snapshot.groupTypeMapping;
@@ -225,7 +228,7 @@ export function createFlagEvaluator(
 
     const ctx: EvaluationContext = {
       distinctId: request.distinctId,
-      personProperties: { ...(person?.properties ?? {}), ...request.personProperties },
+      personProperties: mergedProperties(person?.properties, request.personProperties),
       groups: request.groups,
       groupProperties,
       groupTypeMapping: mapping,
@@ -233,10 +236,53 @@ export function createFlagEvaluator(
       anonDistinctId: anon,
       cohorts: cohortStates,
       now: deps.now(),
+      hashSlots: null,
     };
-    const results = flags.map((f) => evaluateFlag(f, ctx));
-    return { results, errorsWhileComputingFlags: results.some((r) => r.failed) };
+    const memo = compiled.memoFor(request.distinctId, person !== undefined);
+    if (memo === null) {
+      ctx.hashSlots = compiled.scratchHashes();
+      return evaluateAll(flags, ctx, null);
+    }
+    ctx.hashSlots = memo.hashes;
+    return evaluateAll(flags, ctx, flags === compiled.flags ? memo : null);
   };
+}
+
+/**
+ * Every flag, in order. With the id's memo, an answer made of the same shared results as its last
+ * one is that last array itself (compared by identity as it goes; copied from the first change).
+ */
+function evaluateAll(
+  flags: readonly CompiledFlag[],
+  ctx: EvaluationContext,
+  memo: IdMemo | null,
+): FlagsEvaluation {
+  const last = memo?.results ?? null;
+  let out: FlagResult[] | null = null;
+  let failed = false;
+  for (let i = 0; i < flags.length; i++) {
+    const r = evaluateCompiled(flags[i] as CompiledFlag, ctx);
+    if (r.failed) failed = true;
+    if (out === null) {
+      if (last !== null && last[i] === r) continue;
+      out = new Array(flags.length);
+      for (let j = 0; j < i; j++) out[j] = (last as readonly FlagResult[])[j] as FlagResult;
+    }
+    out[i] = r;
+  }
+  if (out === null) return { results: last as readonly FlagResult[], errorsWhileComputingFlags: false };
+  if (memo !== null && !failed) memo.results = Object.freeze(out);
+  return { results: out, errorsWhileComputingFlags: failed };
+}
+
+/** Stored properties with the request's on top; no copy when either side is empty (the usual case). */
+function mergedProperties(
+  stored: Record<string, unknown> | undefined,
+  sent: Record<string, unknown>,
+): Record<string, unknown> {
+  if (stored === undefined) return sent;
+  for (const _ in sent) return { ...stored, ...sent };
+  return stored;
 }
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();

@@ -47,6 +47,31 @@ export function sha1Parts(a: string, sep: string, b: string, c: string): number 
   return compress(total, false);
 }
 
+/**
+ * The words of a fixed ASCII prefix (a flag's `key.`), packed once so that each hash packs only the
+ * identifier after it; null when the prefix is not ASCII or leaves no room for an identifier.
+ */
+export function packPrefix(prefix: string): Int32Array | null {
+  if (prefix.length > 48) return null;
+  W.fill(0, 0, 16);
+  if (packPart(prefix, 0) < 0) return null;
+  return W.slice(0, 16);
+}
+
+/** `sha1Parts(prefix, '', b, c)` for a prefix packed by `packPrefix` (`length` characters). */
+export function sha1Packed(words: Int32Array, length: number, prefix: string, b: string, c: string): number {
+  const n = length + b.length + c.length;
+  if (n <= 55) {
+    W.set(words);
+    if (packPart(c, packPart(b, length)) >= 0) {
+      W[n >>> 2] = (W[n >>> 2] as number) | (0x80 << (24 - 8 * (n & 3)));
+      W[15] = n * 8;
+      return compress(64, true);
+    }
+  }
+  return sha1Parts(prefix, '', b, c);
+}
+
 /** The padded single block as big-endian words in W; false when a character is not ASCII. */
 function packAscii(a: string, sep: string, b: string, c: string, n: number): boolean {
   W.fill(0, 0, 16);
