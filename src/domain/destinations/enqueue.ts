@@ -12,6 +12,8 @@ import {
   actionIdsOf,
   type DeliveredEvent,
   decodeLine,
+  eventNamesMatched,
+  lineEvent,
   lineTeam,
   matchesAction,
   matchesFilters,
@@ -69,21 +71,27 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
     };
     for (const f of functions) entry(f.teamId).fns.push(f);
     for (const a of slack) entry(a.teamId).actions.push(a);
-    const events: DeliveredEvent[] = [];
+    // Lines of the projects with destinations, not decoded yet: most events of a project are not
+    // ones its destinations name, and decoding every line was the matcher's largest cost.
+    const lines = new Map<number, string[]>();
     for (const part of parts)
-      for (const line of linesOf(part)) if (byTeam.has(lineTeam(line))) events.push(decodeLine(line));
-    if (events.length === 0) return;
+      for (const line of linesOf(part)) {
+        const teamId = lineTeam(line);
+        if (!byTeam.has(teamId)) continue;
+        const list = lines.get(teamId);
+        if (list) list.push(line);
+        else lines.set(teamId, [line]);
+      }
+    if (lines.size === 0) return;
     const now = deps.now();
     const jobs: QueuedInvocation[] = [];
     // Counted in plain numbers per destination: one map update per event and destination cost
     // more than the matching itself (a filter that passes 1 % counts the other 99 %).
     const counts: Array<{ functionId: string; filtered: number; masked: number }> = [];
-    for (const [teamId, { fns, actions: slackOn }] of byTeam) {
-      const own = events.filter((e) => e.teamId === teamId);
-      if (own.length === 0) continue;
+    for (const [teamId, teamLines] of lines) {
+      const { fns, actions: slackOn } = byTeam.get(teamId)!;
       const team = await findTeam(deps.meta, teamId);
       if (!team) continue;
-      if (slackOn.length > 0) jobs.push(...actionJobs(deps, team, slackOn, own, now));
       const actionIds = [...new Set(fns.flatMap((f) => actionIdsOf(f.filters)))];
       const actions = new Map(
         (actionIds.length > 0 ? await findActions(deps.meta, teamId, actionIds) : []).map((a) => [
@@ -91,6 +99,18 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
           a.steps,
         ]),
       );
+      const names = eventNamesMatched(fns, slackOn, actions);
+      const own: DeliveredEvent[] = [];
+      let skipped = 0;
+      for (const line of teamLines) {
+        const name = names && lineEvent(line);
+        if (typeof name === 'string' && names?.has(name) === false) skipped++;
+        else own.push(decodeLine(line));
+      }
+      // Events no filter names count as filtered out by every destination, as matched ones would.
+      if (skipped > 0) for (const f of fns) counts.push({ functionId: f.id, filtered: skipped, masked: 0 });
+      if (own.length === 0) continue;
+      if (slackOn.length > 0) jobs.push(...actionJobs(deps, team, slackOn, own, now));
       const ctx = { actions, testAccountFilters: team.testAccountFilters, now };
       for (const f of fns) {
         const counted = { functionId: f.id, filtered: 0, masked: 0 };

@@ -23,6 +23,55 @@ export function lineTeam(line: string): number {
   return at < 0 ? -1 : Number.parseInt(line.slice(at + 10, at + 30), 10);
 }
 
+/**
+ * The event name of an encoded `events` line without parsing it: `eventLine` writes the uuid
+ * (36 characters) then the name first. Undefined when the name has escapes (or the line another
+ * shape): the caller decodes the line then.
+ */
+export function lineEvent(line: string): string | undefined {
+  if (!line.startsWith('{"uuid":"') || !line.startsWith('","event":"', 45)) return undefined;
+  const end = line.indexOf('"', 56);
+  if (end < 0) return undefined;
+  const name = line.slice(56, end);
+  return name.includes('\\') ? undefined : name;
+}
+
+/**
+ * The event names any of these destinations or Slack actions can match, or null when one can
+ * match any event (no event or action filter, an event filter without a name, an action step
+ * without an event).
+ */
+export function eventNamesMatched(
+  fns: Array<{ filters: Record<string, unknown> }>,
+  slackActions: Array<{ steps: ActionStep[] }>,
+  actions: Map<number, ActionStep[]>,
+): Set<string> | null {
+  const names = new Set<string>();
+  const addSteps = (steps: ActionStep[] | undefined): boolean => {
+    for (const step of steps ?? []) {
+      if (!step.event) return false;
+      names.add(step.event);
+    }
+    return true;
+  };
+  for (const f of fns) {
+    const events = Array.isArray(f.filters.events)
+      ? (f.filters.events as Array<Record<string, unknown>>)
+      : [];
+    const acts = Array.isArray(f.filters.actions)
+      ? (f.filters.actions as Array<Record<string, unknown>>)
+      : [];
+    if (events.length + acts.length === 0) return null;
+    for (const e of events) {
+      if (typeof e.id !== 'string') return null;
+      names.add(e.id);
+    }
+    for (const a of acts) if (!addSteps(actions.get(Number(a.id)))) return null;
+  }
+  for (const a of slackActions) if (!addSteps(a.steps)) return null;
+  return names;
+}
+
 /** One encoded `events` line (`eventLine`) back into an event. */
 export function decodeLine(line: string): DeliveredEvent {
   const r = JSON.parse(line) as Record<string, unknown>;

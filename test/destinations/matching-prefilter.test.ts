@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { decodeLine, eventNamesMatched, lineEvent } from '../../src/domain/destinations/matching.js';
+import { eventLine } from '../../src/domain/ingest/rows.js';
+
+/**
+ * The matcher skips decoding lines whose event no destination names (enqueue.ts). The name read
+ * from the raw line must be the decoded one, or undefined (then the line is decoded): never a
+ * different name, which would drop a delivery.
+ */
+const line = (event: string) =>
+  eventLine(
+    7,
+    {
+      uuid: randomUUID(),
+      event,
+      distinctId: 'd',
+      properties: { a: 1 },
+      timestamp: '2026-11-29T10:00:00.000Z',
+    },
+    {
+      personId: randomUUID(),
+      personProperties: {},
+      personCreatedAt: '2026-11-29T10:00:00.000Z',
+      groups: ['', '', '', '', ''],
+    },
+    '2026-11-29 10:00:00.000',
+  ).trimEnd();
+
+describe('reading the event name of an encoded line', () => {
+  it('answers the decoded name, or nothing when the name has escapes', () => {
+    const names = ['$pageview', 'signed up', 'ünïcødé 🎉', '', 'a"b', 'back\\slash', 'tab\there', '\u2028'];
+    for (const name of names) {
+      const l = line(name);
+      const read = lineEvent(l);
+      expect(decodeLine(l).event).toBe(name);
+      if (read !== undefined) expect(read).toBe(name);
+    }
+    expect(lineEvent(line('$pageview'))).toBe('$pageview');
+    expect(lineEvent(line('a"b'))).toBeUndefined();
+    expect(lineEvent(line('back\\slash'))).toBeUndefined();
+    expect(lineEvent('{"other":1}')).toBeUndefined();
+  });
+});
+
+describe('the event names destinations can match', () => {
+  const actions = new Map([
+    [1, [{ event: 'purchase' }, { event: 'refund' }]],
+    [2, [{ event: null }]],
+  ]) as never;
+  it('collects named events and action steps', () => {
+    const names = eventNamesMatched(
+      [
+        { filters: { events: [{ id: 'signed up', type: 'events' }] } },
+        { filters: { actions: [{ id: 1, type: 'actions' }] } },
+      ],
+      [{ steps: [{ event: 'upgrade' }] as never }],
+      actions,
+    );
+    expect(names && [...names].sort()).toEqual(['purchase', 'refund', 'signed up', 'upgrade']);
+  });
+  it('is null when any destination can match any event', () => {
+    expect(eventNamesMatched([{ filters: {} }], [], actions)).toBeNull();
+    expect(eventNamesMatched([{ filters: { events: [{ id: null }] } }], [], actions)).toBeNull();
+    expect(eventNamesMatched([{ filters: { actions: [{ id: 2 }] } }], [], actions)).toBeNull();
+    expect(eventNamesMatched([], [{ steps: [{ event: '' }] as never }], actions)).toBeNull();
+  });
+});
