@@ -106,7 +106,6 @@ export function startWalCheckpointer(
   function started(): Worker {
     if (worker) return worker;
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file } });
-    w.unref();
     w.on('message', (m: { id: number; result?: CheckpointResult; error?: string }) => {
       const entry = waiting.get(m.id);
       waiting.delete(m.id);
@@ -122,6 +121,9 @@ export function startWalCheckpointer(
     w.on('exit', (code) => {
       if (!closed && !fellBack) fallBack(new Error(`WAL checkpointer exited (${code})`));
     });
+    // After the listeners: adding a 'message' listener refs the worker's port again, which kept
+    // the process alive when unref() came first.
+    w.unref();
     worker = w;
     return w;
   }
