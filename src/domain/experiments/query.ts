@@ -7,10 +7,10 @@ import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-f
 import { type ExperimentRecord, experimentsState, findExperiment } from '../../store/meta/experiments.js';
 import { type FeatureFlagRecord, findFeatureFlag } from '../../store/meta/feature-flags.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
+import { effectiveModifiers, withTeamModifiers } from '../query/hogql-runner.js';
 import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
-import { effectiveModifiers, withTeamModifiers } from '../query/hogql-runner.js';
 import { runSelect } from '../query/run-select.js';
 import { bayesian, frequentist, type VariantStats } from './stats/compare.js';
 
@@ -452,7 +452,8 @@ function noSourceColumns(src: EventSource, i: number): string {
 function sourceArray(src: EventSource, i: number): string {
   const math = src.math ?? 'total';
   if (math === 'sum') return `groupArrayIf(tuple(ms, a${i}), f${i}) AS e${i}_d`;
-  if (math === 'unique_session') return `groupArrayIf(tuple(ms, sid${i}), f${i} AND sid${i} != '') AS e${i}_d`;
+  if (math === 'unique_session')
+    return `groupArrayIf(tuple(ms, sid${i}), f${i} AND sid${i} != '') AS e${i}_d`;
   return `groupArrayIf(ms, f${i}) AS e${i}_d`;
 }
 
@@ -541,7 +542,10 @@ function perPerson(
     .replace(
       '{arrays}',
       sources
-        .map((_, i) => (sorted ? `arraySort(groupArrayArray(e${i}_d))` : `groupArrayArray(e${i}_d)`) + ` AS e${i}`)
+        .map(
+          (_, i) =>
+            (sorted ? `arraySort(groupArrayArray(e${i}_d))` : `groupArrayArray(e${i}_d)`) + ` AS e${i}`,
+        )
         .join(', '),
     )
     .replace('{did_arrays}', sources.map((_, i) => `d.e${i}_d AS e${i}_d`).join(', '))
