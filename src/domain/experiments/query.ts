@@ -473,14 +473,14 @@ const ROWS = `
 
 /**
  * Per distinct id (and the person id written on its events), partial aggregates: how many
- * exposures, their least and greatest variant, the first one's variant and time, and per source
+ * exposures, their least and greatest variant (`exclude`) or the first one's variant and time
+ * (`first_seen`), the first exposure in ms, and per source
  * the matching events as an array. Grouping by distinct id first lets the person be resolved on
  * these rows instead of on every scanned event.
  */
 const PER_DID = `
-  SELECT did, epid, countIf(is_exposure) AS nexp, minIf(exposure_variant, is_exposure) AS vmin,
-    maxIf(exposure_variant, is_exposure) AS vmax, argMinIf(exposure_variant, ts, is_exposure) AS vfirst,
-    minIf(ts, is_exposure) AS tfirst, minIf(ms, is_exposure) AS exposed_d, {arrays}
+  SELECT did, epid, countIf(is_exposure) AS nexp, {variant_columns}, minIf(ms, is_exposure) AS exposed_d,
+    {arrays}
   FROM ({rows}) GROUP BY did, epid`;
 
 /**
@@ -493,10 +493,23 @@ const PER_DID = `
  */
 const PER_PERSON = `
   SELECT entity, {variant_expr} AS variant, minIf(exposed_d, nexp > 0) AS exposed, {arrays}
-  FROM (SELECT {entity} AS entity, d.nexp AS nexp, d.vmin AS vmin, d.vmax AS vmax, d.vfirst AS vfirst,
-      d.tfirst AS tfirst, d.exposed_d AS exposed_d, {did_arrays}
+  FROM (SELECT {entity} AS entity, d.nexp AS nexp, {did_variant_columns}, d.exposed_d AS exposed_d,
+      {did_arrays}
     FROM ({per_did}) AS d {join})
   GROUP BY entity HAVING sum(nexp) > 0`;
+
+/** The per-distinct-id variant columns the handling needs (and their names). */
+function variantColumns(s: Setup): [string, string][] {
+  return s.criteria.multiple_variant_handling === 'first_seen'
+    ? [
+        ['argMinIf(exposure_variant, ts, is_exposure)', 'vfirst'],
+        ['minIf(ts, is_exposure)', 'tfirst'],
+      ]
+    : [
+        ['minIf(exposure_variant, is_exposure)', 'vmin'],
+        ['maxIf(exposure_variant, is_exposure)', 'vmax'],
+      ];
+}
 
 function variantOf(s: Setup): string {
   // Several variants seen when the least and the greatest differ: no set of them per person.
@@ -536,7 +549,10 @@ function perPerson(
     .replace('{columns}', sources.map(sourceColumns).join(', '))
     .replace('{exposure_prewhere}', 'PREWHERE event = {exposure_event}')
     .replace('{prewhere}', names ? 'PREWHERE event IN {names}' : '');
-  const perDid = PER_DID.replace('{arrays}', sources.map(sourceArray).join(', ')).replace('{rows}', rows);
+  const columns = variantColumns(s);
+  const perDid = PER_DID.replace('{arrays}', sources.map(sourceArray).join(', '))
+    .replace('{variant_columns}', columns.map(([expr, name]) => `${expr} AS ${name}`).join(', '))
+    .replace('{rows}', rows);
   const person = personOf(node, ctx);
   const text = PER_PERSON.replace('{variant_expr}', variantOf(s))
     .replace(
@@ -548,6 +564,7 @@ function perPerson(
         )
         .join(', '),
     )
+    .replace('{did_variant_columns}', columns.map(([, name]) => `d.${name} AS ${name}`).join(', '))
     .replace('{did_arrays}', sources.map((_, i) => `d.e${i}_d AS e${i}_d`).join(', '))
     .replace('{per_did}', perDid)
     .replace('{entity}', person.entity)
