@@ -474,9 +474,9 @@ const ROWS = `
 /**
  * Per distinct id (and the person id written on its events), partial aggregates: how many
  * exposures, their least and greatest variant (`exclude`) or the first one's variant and time
- * (`first_seen`), the first exposure in ms, and per source
- * the matching events as an array. Grouping by distinct id first lets the person be resolved on
- * these rows instead of on every scanned event.
+ * (`first_seen`), the first exposure in ms, and per source the matching events as an array.
+ * Grouping by distinct id first lets the person be resolved on these rows instead of on every
+ * scanned event.
  */
 const PER_DID = `
   SELECT did, epid, countIf(is_exposure) AS nexp, {variant_columns}, minIf(ms, is_exposure) AS exposed_d,
