@@ -7,6 +7,7 @@ import { type AnyProperties, at, propertiesToExpr } from '../../hogql/property-f
 import { type ExperimentRecord, experimentsState, findExperiment } from '../../store/meta/experiments.js';
 import { type FeatureFlagRecord, findFeatureFlag } from '../../store/meta/feature-flags.js';
 import type { QueryResult, RunnerContext } from '../query/context.js';
+import { effectiveModifiers, withTeamModifiers } from '../query/hogql-runner.js';
 import type { QueryNode } from '../query/kinds.js';
 import { queryResponse } from '../query/response.js';
 import type { QueryRunner } from '../query/run.js';
@@ -429,7 +430,7 @@ function sourceExprs(sources: EventSource[], s: Setup): Record<string, Expr> {
   return exprs;
 }
 
-/** Source i's columns on each scanned event: whether it matches, and its amount or session. */
+/** Source i's columns on each scanned metric event: whether it matches, and its amount or session. */
 function sourceColumns(src: EventSource, i: number): string {
   const math = src.math ?? 'total';
   // Read from the JSON only on the events of the source.
@@ -439,36 +440,91 @@ function sourceColumns(src: EventSource, i: number): string {
   return `{f${i}} AS f${i}`;
 }
 
-/** The per-person array of source i's events (times in ms, with amount or session when needed). */
-function sourceArray(src: EventSource, i: number, sorted: boolean): string {
+/** The same columns on the exposures' rows, which the metric's rows count instead. */
+function noSourceColumns(src: EventSource, i: number): string {
   const math = src.math ?? 'total';
-  if (math === 'sum') return `groupArrayIf(tuple(ms, a${i}), f${i}) AS e${i}`;
-  if (math === 'unique_session') return `groupArrayIf(tuple(ms, sid${i}), f${i} AND sid${i} != '') AS e${i}`;
-  return `${sorted ? `arraySort(groupArrayIf(ms, f${i}))` : `groupArrayIf(ms, f${i})`} AS e${i}`;
+  if (math === 'sum') return `0 AS f${i}, 0.0 AS a${i}`;
+  if (math === 'unique_session') return `0 AS f${i}, '' AS sid${i}`;
+  return `0 AS f${i}`;
+}
+
+/** Per distinct id, the array of source i's events (times in ms, with amount or session when needed). */
+function sourceArray(src: EventSource, i: number): string {
+  const math = src.math ?? 'total';
+  if (math === 'sum') return `groupArrayIf(tuple(ms, a${i}), f${i}) AS e${i}_d`;
+  if (math === 'unique_session')
+    return `groupArrayIf(tuple(ms, sid${i}), f${i} AND sid${i} != '') AS e${i}_d`;
+  return `groupArrayIf(ms, f${i}) AS e${i}_d`;
 }
 
 /**
- * One row per exposed person, from a single scan of the exposures and the metric's events grouped
- * by the resolved person id (resolved once, as insights do): the variant (of the first exposure
- * under `first_seen`, `$multiple` when several were seen under `exclude`), the first exposure in
- * ms and, per source, the person's matching events as an array (`e<i>`). Which of them follow
- * the exposure is decided on the arrays, after grouping: no join of exposures to events. The
- * inner query evaluates each condition once per event (the exposure's reads the JSON).
+ * The exposures' rows and the metric's rows, as two scans: only the exposures read the JSON (the
+ * flag and variant), the metric's events read it only for an amount or session. An event that is
+ * both an exposure and a metric event is a row of each, which the aggregates count as one row did.
+ */
+const ROWS = `
+  SELECT distinct_id AS did, event_person_id AS epid, timestamp AS ts, toUnixTimestamp64Milli(timestamp) AS ms,
+    1 AS is_exposure, toString({v}) AS exposure_variant, {no_columns}
+  FROM events {exposure_prewhere} WHERE {exposure}
+  UNION ALL
+  SELECT distinct_id AS did, event_person_id AS epid, timestamp AS ts, toUnixTimestamp64Milli(timestamp) AS ms,
+    0 AS is_exposure, '' AS exposure_variant, {columns}
+  FROM events {prewhere} WHERE {metric_where}`;
+
+/**
+ * Per distinct id (and the person id written on its events), partial aggregates: how many
+ * exposures, their least and greatest variant (`exclude`) or the first one's variant and time
+ * (`first_seen`), the first exposure in ms, and per source the matching events as an array.
+ * Grouping by distinct id first lets the person be resolved on these rows instead of on every
+ * scanned event.
+ */
+const PER_DID = `
+  SELECT did, epid, countIf(is_exposure) AS nexp, {variant_columns}, minIf(ms, is_exposure) AS exposed_d,
+    {arrays}
+  FROM ({rows}) GROUP BY did, epid`;
+
+/**
+ * One row per exposed person, merged from their distinct ids' rows: the variant (of the first
+ * exposure under `first_seen`, `$multiple` when several were seen under `exclude`), the first
+ * exposure in ms and, per source, the person's matching events as an array (`e<i>`). The person
+ * is the one `person_id` gives in the query's persons-on-events mode (the distinct id's mapping,
+ * as insights resolve it). Which events follow the exposure is decided on the arrays, after
+ * grouping: no join of exposures to events.
  */
 const PER_PERSON = `
-  SELECT entity, {variant_expr} AS variant, minIf(ms, is_exposure) AS exposed, {arrays}
-  FROM (
-    SELECT person_id AS entity, timestamp AS ts, toUnixTimestamp64Milli(timestamp) AS ms,
-      {exposure} AS is_exposure, if(is_exposure, toString({v}), '') AS exposure_variant, {columns}
-    FROM events {prewhere} WHERE {exposure} OR {metric_where}
-  )
-  GROUP BY entity HAVING countIf(is_exposure) > 0`;
+  SELECT entity, {variant_expr} AS variant, minIf(exposed_d, nexp > 0) AS exposed, {arrays}
+  FROM (SELECT {entity} AS entity, d.nexp AS nexp, {did_variant_columns}, d.exposed_d AS exposed_d,
+      {did_arrays}
+    FROM ({per_did}) AS d {join})
+  GROUP BY entity HAVING sum(nexp) > 0`;
+
+/** The per-distinct-id variant columns the handling needs (and their names). */
+function variantColumns(s: Setup): [string, string][] {
+  return s.criteria.multiple_variant_handling === 'first_seen'
+    ? [
+        ['argMinIf(exposure_variant, ts, is_exposure)', 'vfirst'],
+        ['minIf(ts, is_exposure)', 'tfirst'],
+      ]
+    : [
+        ['minIf(exposure_variant, is_exposure)', 'vmin'],
+        ['maxIf(exposure_variant, is_exposure)', 'vmax'],
+      ];
+}
 
 function variantOf(s: Setup): string {
   // Several variants seen when the least and the greatest differ: no set of them per person.
   return s.criteria.multiple_variant_handling === 'first_seen'
-    ? 'argMinIf(exposure_variant, ts, is_exposure)'
-    : `if(minIf(exposure_variant, is_exposure) != maxIf(exposure_variant, is_exposure), '${MULTIPLE_VARIANT_KEY}', anyIf(exposure_variant, is_exposure))`;
+    ? 'argMinIf(vfirst, tfirst, nexp > 0)'
+    : `if(minIf(vmin, nexp > 0) != maxIf(vmax, nexp > 0), '${MULTIPLE_VARIANT_KEY}', anyIf(vmin, nexp > 0))`;
+}
+
+/** How `person_id` resolves a distinct id in the mode (as the events table's field does). */
+function personOf(node: ExperimentNodeBase, ctx: RunnerContext): { entity: string; join: string } {
+  const mode = effectiveModifiers(withTeamModifiers(node.modifiers, ctx.teamModifiers)).personsOnEventsMode;
+  const on = 'person_distinct_ids AS pdi ON d.did = pdi.distinct_id';
+  if (mode === 'person_id_no_override_properties_on_events') return { entity: 'd.epid', join: '' };
+  if (mode === 'disabled') return { entity: 'pdi.person_id', join: `INNER JOIN ${on}` };
+  return { entity: 'if(empty(pdi.person_id), d.epid, pdi.person_id)', join: `LEFT JOIN ${on}` };
 }
 
 /** A lambda body's test that time `x` (ms) is inside the metric's window after the exposure. */
@@ -481,20 +537,44 @@ function windowTest(m: Metric, x: string): string {
 function perPerson(
   sources: EventSource[],
   s: Setup,
+  node: ExperimentNodeBase,
   ctx: RunnerContext,
   sorted: boolean,
 ): { text: string; exprs: Record<string, Expr> } {
   const { variant, where } = exposureParts(s, ctx);
-  // Only the events named by the exposure and the sources are read (the name is in the sort key,
-  // so duplicates collapsed by FINAL share it); a source on all events reads them all.
-  const names = sources.every((src) => src.event)
-    ? [exposureEvent(s), ...sources.map((src) => src.event)]
-    : null;
-  const text = PER_PERSON.replace('{variant_expr}', variantOf(s))
-    .replace('{arrays}', sources.map((src, i) => sourceArray(src, i, sorted)).join(', '))
+  // Only the events named by the sources are read (the name is in the sort key, so duplicates
+  // collapsed by FINAL share it); a source on all events reads them all.
+  const names = sources.every((src) => src.event) ? sources.map((src) => src.event) : null;
+  const rows = ROWS.replace('{no_columns}', sources.map(noSourceColumns).join(', '))
     .replace('{columns}', sources.map(sourceColumns).join(', '))
+    .replace('{exposure_prewhere}', 'PREWHERE event = {exposure_event}')
     .replace('{prewhere}', names ? 'PREWHERE event IN {names}' : '');
-  const exprs: Record<string, Expr> = { v: variant, exposure: where, ...sourceExprs(sources, s) };
+  const columns = variantColumns(s);
+  const perDid = PER_DID.replace('{arrays}', sources.map(sourceArray).join(', '))
+    .replace('{variant_columns}', columns.map(([expr, name]) => `${expr} AS ${name}`).join(', '))
+    .replace('{rows}', rows);
+  const person = personOf(node, ctx);
+  const text = PER_PERSON.replace('{variant_expr}', variantOf(s))
+    .replace(
+      '{arrays}',
+      sources
+        .map(
+          (_, i) =>
+            (sorted ? `arraySort(groupArrayArray(e${i}_d))` : `groupArrayArray(e${i}_d)`) + ` AS e${i}`,
+        )
+        .join(', '),
+    )
+    .replace('{did_variant_columns}', columns.map(([, name]) => `d.${name} AS ${name}`).join(', '))
+    .replace('{did_arrays}', sources.map((_, i) => `d.e${i}_d AS e${i}_d`).join(', '))
+    .replace('{per_did}', perDid)
+    .replace('{entity}', person.entity)
+    .replace('{join}', person.join);
+  const exprs: Record<string, Expr> = {
+    v: variant,
+    exposure: where,
+    exposure_event: exprOf('{e}', { e: exposureEvent(s) }),
+    ...sourceExprs(sources, s),
+  };
   if (names) exprs.names = exprOf('{n}', { n: [...new Set(names)] });
   return { text, exprs };
 }
@@ -589,7 +669,7 @@ async function meanStats(
   const sources = ratio
     ? [m.numerator as EventSource, m.denominator as EventSource]
     : [m.source as EventSource];
-  const person = perPerson(sources, s, ctx, false);
+  const person = perPerson(sources, s, node, ctx, false);
   const values = [
     `${sourceValue(sources[0] as EventSource, 0, m)} AS v0`,
     ratio ? `${sourceValue(sources[1] as EventSource, 1, m)} AS v1` : '0 AS v1',
@@ -631,7 +711,7 @@ async function funnelStats(
   ctx: RunnerContext,
 ): Promise<Map<string, VariantStats & { step_counts: number[] }>> {
   const series = m.series as EventSource[];
-  const person = perPerson(series, s, ctx, true);
+  const person = perPerson(series, s, node, ctx, true);
   const text = funnelText(m, series.length).replace('{per_person}', person.text);
   const run = await runSelect(parseSelect(text) as SelectQuery, ctx, {
     modifiers: node.modifiers,
