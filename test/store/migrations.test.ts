@@ -50,6 +50,7 @@ describe(`metadata migrations (${backend})`, () => {
       '0049_experiment_extras',
       '0050_hog_queue',
       '0051_destination_state',
+      '0052_hog_queue_per_destination',
     ]);
     for (const table of TABLES) {
       expect(await first.db.selectFrom(table).selectAll().execute()).toEqual([]);
