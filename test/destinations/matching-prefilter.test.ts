@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeLine, eventNamesMatched, lineEvent } from '../../src/domain/destinations/matching.js';
+import {
+  decodeLine,
+  eventNamesMatched,
+  lineEvent,
+  lineTeam,
+} from '../../src/domain/destinations/matching.js';
 import { eventLine } from '../../src/domain/ingest/rows.js';
 
 /**
@@ -40,6 +45,16 @@ describe('reading the event name of an encoded line', () => {
     expect(lineEvent(line('a"b'))).toBeUndefined();
     expect(lineEvent(line('back\\slash'))).toBeUndefined();
     expect(lineEvent('{"other":1}')).toBeUndefined();
+  });
+});
+
+describe('reading the team of an encoded line', () => {
+  it('answers the team id eventLine wrote, or -1', () => {
+    expect(lineTeam(line('x'))).toBe(7);
+    expect(lineTeam('{"team_id":123456789,"a":1}')).toBe(123456789);
+    expect(lineTeam('{"team_id":0}')).toBe(0);
+    expect(lineTeam('{"team_id":"x"}')).toBe(-1);
+    expect(lineTeam('{"uuid":"u"}')).toBe(-1);
   });
 });
 

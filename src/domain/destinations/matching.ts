@@ -20,7 +20,12 @@ export interface DeliveredEvent {
 /** The team id of an encoded `events` line without parsing it (most teams have no destination). */
 export function lineTeam(line: string): number {
   const at = line.indexOf('"team_id":');
-  return at < 0 ? -1 : Number.parseInt(line.slice(at + 10, at + 30), 10);
+  if (at < 0) return -1;
+  // Digits read in place: a slice and parseInt per line showed in the matcher's profile.
+  let team = 0;
+  let i = at + 10;
+  for (let c = line.charCodeAt(i); c >= 48 && c <= 57; c = line.charCodeAt(++i)) team = team * 10 + (c - 48);
+  return i === at + 10 ? -1 : team;
 }
 
 /**
