@@ -208,6 +208,10 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
   const pauseAfter = (attempt: number) =>
     Math.min(opts.backoffMaxMs, opts.backoffMs * 2 ** (attempt - 1)) * (1 + Math.random() * 0.2);
 
+  /** Back to the queue after `attempt` tries, due once `pause` ms have passed. */
+  const retryLater = (job: HogJob, attempt: number, pause: number) =>
+    retryJob(deps.meta, job.id, opts.owner, attempt, new Date(deps.now().getTime() + pause).toISOString());
+
   /** An action's Slack message: the stored request, with the same guard, retries and backoff. */
   async function runAction(job: HogJob): Promise<void> {
     const actionId = Number(job.functionId.slice(ACTION_JOB_PREFIX.length));
@@ -231,13 +235,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
     if (result.retryable && attempt < opts.maxAttempts) {
       const pause = pauseAfter(attempt);
       say('WARN', `Slack message to ${host} failed (attempt ${attempt}): ${result.error}; retrying`);
-      await retryJob(
-        deps.meta,
-        job.id,
-        opts.owner,
-        attempt,
-        new Date(deps.now().getTime() + pause).toISOString(),
-      );
+      await retryLater(job, attempt, pause);
       return;
     }
     finish(job);
@@ -270,13 +268,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
               `Rendering the inputs failed (attempt ${attempt} of ${opts.maxAttempts}): ${error.message}; retrying in ${Math.round(pause)} ms`,
             ),
           );
-          await retryJob(
-            deps.meta,
-            job.id,
-            opts.owner,
-            attempt,
-            new Date(deps.now().getTime() + pause).toISOString(),
-          );
+          await retryLater(job, attempt, pause);
           return;
         }
         lines.push(log(f, job, 'ERROR', `Rendering the inputs failed: ${(error as Error).message}`));
@@ -318,13 +310,7 @@ export function startDeliveryWorker(deps: WorkerDeps, opts: WorkerOptions) {
             `${request.method} ${url} failed (attempt ${attempt} of ${opts.maxAttempts}): ${reason}; retrying in ${Math.round(pause)} ms`,
           ),
         );
-        await retryJob(
-          deps.meta,
-          job.id,
-          opts.owner,
-          attempt,
-          new Date(deps.now().getTime() + pause).toISOString(),
-        );
+        await retryLater(job, attempt, pause);
       } else {
         const why = result.retryable ? `after ${attempt} attempts` : 'not retried';
         lines.push(log(f, job, 'ERROR', `${request.method} ${url} failed (${why}): ${reason}`));
