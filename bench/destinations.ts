@@ -92,18 +92,24 @@ if (!process.argv.includes('--json')) console.log(`server pid ${child.pid}`);
 const base = `http://127.0.0.1:${port}`;
 const boot = JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8'));
 
-/** The server's CPU time so far (user + system), in µs: a figure a loaded machine disturbs less. */
-function serverCpuUs(): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** A process's or thread's CPU time so far (user + system) from its `stat` file, in µs. */
+function cpuUsOf(statPath: string): number {
+  const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }
+/** The server's CPU time so far (user + system), in µs: a figure a loaded machine disturbs less. */
+const serverCpuUs = () => cpuUsOf(`/proc/${child.pid}/stat`);
+/** The server's main thread's share of it (JavaScript's event loop; the rest is the engine's and libuv's threads). */
+const mainThreadCpuUs = () => cpuUsOf(`/proc/${child.pid}/task/${child.pid}/stat`);
 
 /** Events sent with `deliver: true` (each is owed one delivery per destination). */
 let toDeliver = 0;
 let cpuPerEvent = 0;
+let mainCpuPerEvent = 0;
 async function capturePhase(deliverEvery: number): Promise<number> {
   let events = 0;
   const cpuBefore = serverCpuUs();
+  const mainBefore = mainThreadCpuUs();
   const end = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, c) => {
@@ -128,6 +134,7 @@ async function capturePhase(deliverEvery: number): Promise<number> {
     }),
   );
   cpuPerEvent = (serverCpuUs() - cpuBefore) / Math.max(1, events);
+  mainCpuPerEvent = (mainThreadCpuUs() - mainBefore) / Math.max(1, events);
   return events / SECONDS;
 }
 
@@ -135,6 +142,7 @@ async function capturePhase(deliverEvery: number): Promise<number> {
 await capturePhase(1_000_000_000);
 const none = await capturePhase(1_000_000_000);
 const cpuNone = cpuPerEvent;
+const mainNone = mainCpuPerEvent;
 for (let i = 0; i < 10; i++) {
   const res = await fetch(`${base}/api/projects/${boot.project_id}/hog_functions/`, {
     method: 'POST',
@@ -157,6 +165,7 @@ toDeliver = 0;
 const deliveredBefore = delivered();
 const ten = await capturePhase(EVERY);
 const cpuTen = cpuPerEvent;
+const mainTen = mainCpuPerEvent;
 const owed = toDeliver * 10;
 const inPhase = delivered() - deliveredBefore;
 // Let the throughput phase's deliveries drain before timing single events: how long that takes
@@ -204,6 +213,9 @@ console.log(
 );
 console.log(
   `server CPU per event: ${cpuNone.toFixed(1)} µs with no destination, ${cpuTen.toFixed(1)} µs with 10 (${(cpuNone / cpuTen).toFixed(2)} as a throughput ratio); the phase with destinations includes its deliveries`,
+);
+console.log(
+  `of which the main thread (the event loop): ${mainNone.toFixed(1)} µs with no destination, ${mainTen.toFixed(1)} µs with 10`,
 );
 console.log(
   `deliveries owed by the phase with destinations: ${owed}; ${inPhase} arrived during it, ${drained} within ${(drainMs / 1000).toFixed(1)} s after it`,

@@ -199,6 +199,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       deliveryWorker
         ? deliveryWorker.enqueue(jobs, now)
         : enqueueInvocations(deps.meta, jobs, now.toISOString()),
+    onError: (err) => app.log.warn({ err }, "writing destinations' filtered / masked counts failed"),
   });
   // Capture's rows go to the node's journal first (docs/capture.md): what it holds from before a
   // crash is inserted here, before any route serves.
@@ -345,6 +346,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
           await pipeline.close();
         } finally {
           removeBarrier?.();
+          // The journal has matched its last events: their counts go in before the stores close.
+          await matchDestinations.flush();
         }
       },
     },

@@ -2,22 +2,25 @@ import { createHash } from 'node:crypto';
 import { findActions, slackActions } from '../../store/meta/action-lookups.js';
 import type { ActionRecord } from '../../store/meta/actions.js';
 import type { MetaDb } from '../../store/meta/db.js';
-import { addMetrics } from '../../store/meta/hog-function-logs.js';
-import { allEnabledHogFunctions, type HogFunctionRecord } from '../../store/meta/hog-functions.js';
+import { enabledDestinationsForMatching } from '../../store/meta/hog-functions.js';
 import { countMask, enqueueInvocations, type QueuedInvocation } from '../../store/meta/hog-queue.js';
 import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
 import { teamSettings } from '../organizations/team-settings.js';
+import { SLICE_MS, slicer } from '../slices.js';
 import { ACTION_JOB_PREFIX, actionWebhookRequest } from './action-webhooks.js';
+import { createLineReader } from './line-fields.js';
 import {
   actionIdsOf,
   type DeliveredEvent,
   decodeLine,
   eventNamesMatched,
+  fieldsNeeded,
   lineEvent,
   lineTeam,
   matchesAction,
   matchesFilters,
 } from './matching.js';
+import { createMetricsTally } from './metrics-tally.js';
 import { globalsFor } from './service.js';
 import { renderValue } from './templating.js';
 
@@ -30,7 +33,12 @@ export interface EnqueueDeps {
    * passes its worker's `enqueue`, which keeps what it has room for and starts it at once.
    */
   queue?: (jobs: QueuedInvocation[], now: Date) => Promise<void>;
+  /** A write of the `filtered` / `masked` counts failed (they are dropped). */
+  onError?: (error: unknown) => void;
 }
+
+/** How long `filtered` / `masked` counts wait in memory before they are written together. */
+const METRICS_FLUSH_MS = 200;
 
 /** Written events' encoded `events` parts (one per request); called before they are acknowledged as done. */
 export type PostWrite = (eventParts: Buffer[]) => Promise<void>;
@@ -47,32 +55,70 @@ function* linesOf(part: Buffer): Generator<string> {
   }
 }
 
+/** A destination as matching sees it: filters and masking parsed once per stored text. */
+interface MatchedDestination {
+  id: string;
+  teamId: number;
+  name: string;
+  filters: Record<string, unknown>;
+  masking: Record<string, unknown> | null;
+}
+
+/** Parsed JSON by its text, so an unchanged destination is not parsed again every call. */
+function createParseCache(max = 1000) {
+  const parsed = new Map<string, unknown>();
+  return <T>(text: string): T => {
+    let value = parsed.get(text);
+    if (value === undefined) {
+      if (parsed.size >= max) parsed.clear();
+      value = JSON.parse(text) as unknown;
+      parsed.set(text, value);
+    }
+    return value as T;
+  };
+}
+
 /**
  * Matching right after the events are written (docs/destinations.md): each event of a project
  * with enabled destinations is matched against their filters and masking, and an invocation is
  * queued per destination it passes. The capture journal calls this before its checkpoint moves
  * past the events, so an event acknowledged to a client is queued even if the node dies between
  * (at least once: the queue's unique (destination, event) key absorbs a replay).
+ *
+ * Cheap per event, because it runs beside capture on the same event loop: lines of projects
+ * without destinations are skipped on their team id, events no filter names on their name, and
+ * the rest are matched on only the fields the filters read (`createLineReader`); an event is
+ * decoded whole only once it passes. The loop gives the event loop back every few milliseconds
+ * (`slicer`), and the `filtered` / `masked` counts are written together (`createMetricsTally`):
+ * `flush()` writes what is counted (the server calls it at stop).
  */
-export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
-  return async (parts) => {
-    const [functions, slack] = await Promise.all([
-      allEnabledHogFunctions(deps.meta),
+export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush(): Promise<void> } {
+  const parse = createParseCache();
+  const tally = createMetricsTally(deps.meta, { flushMs: METRICS_FLUSH_MS, onError: deps.onError });
+  const match: PostWrite = async (parts) => {
+    const [rows, slack] = await Promise.all([
+      enabledDestinationsForMatching(deps.meta),
       slackActions(deps.meta),
     ]);
-    if (functions.length === 0 && slack.length === 0) return;
-    const byTeam = new Map<number, { fns: HogFunctionRecord[]; actions: ActionRecord[] }>();
+    if (rows.length === 0 && slack.length === 0) return;
+    const byTeam = new Map<number, { fns: MatchedDestination[]; actions: ActionRecord[] }>();
     const entry = (teamId: number) => {
       const known = byTeam.get(teamId);
       if (known) return known;
-      const e = { fns: [] as HogFunctionRecord[], actions: [] as ActionRecord[] };
+      const e = { fns: [] as MatchedDestination[], actions: [] as ActionRecord[] };
       byTeam.set(teamId, e);
       return e;
     };
-    for (const f of functions) entry(f.teamId).fns.push(f);
+    for (const r of rows)
+      entry(r.teamId).fns.push({
+        id: r.id,
+        teamId: r.teamId,
+        name: r.name,
+        filters: parse<Record<string, unknown>>(r.filters),
+        masking: r.masking === null ? null : parse<Record<string, unknown>>(r.masking),
+      });
     for (const a of slack) entry(a.teamId).actions.push(a);
-    // Lines of the projects with destinations, not decoded yet: most events of a project are not
-    // ones its destinations name, and decoding every line was the matcher's largest cost.
+    // Lines of the projects with destinations, not decoded yet.
     const lines = new Map<number, string[]>();
     for (const part of parts)
       for (const line of linesOf(part)) {
@@ -84,10 +130,8 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
       }
     if (lines.size === 0) return;
     const now = deps.now();
+    const hour = hourOf(now);
     const jobs: QueuedInvocation[] = [];
-    // Counted in plain numbers per destination: one map update per event and destination cost
-    // more than the matching itself (a filter that passes 1 % counts the other 99 %).
-    const counts: Array<{ functionId: string; filtered: number; masked: number }> = [];
     for (const [teamId, teamLines] of lines) {
       const { fns, actions: slackOn } = byTeam.get(teamId)!;
       const team = await findTeam(deps.meta, teamId);
@@ -100,96 +144,122 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite {
         ]),
       );
       const names = eventNamesMatched(fns, slackOn, actions);
-      const own: DeliveredEvent[] = [];
-      let skipped = 0;
-      for (const line of teamLines) {
-        const name = names && lineEvent(line);
-        if (typeof name === 'string' && names?.has(name) === false) skipped++;
-        else own.push(decodeLine(line));
-      }
-      // Events no filter names count as filtered out by every destination, as matched ones would.
-      if (skipped > 0) for (const f of fns) counts.push({ functionId: f.id, filtered: skipped, masked: 0 });
-      if (own.length === 0) continue;
-      if (slackOn.length > 0) jobs.push(...actionJobs(deps, team, slackOn, own, now));
+      const read = createLineReader(fieldsNeeded(fns, slackOn, actions, team.testAccountFilters));
       const ctx = { actions, testAccountFilters: team.testAccountFilters, now };
-      for (const f of fns) {
-        const counted = { functionId: f.id, filtered: 0, masked: 0 };
-        counts.push(counted);
-        for (const e of own) {
+      const slackOk = slackOn.length > 0 && slackWebhook(team) !== undefined;
+      // Counted in plain numbers per destination: a map update per event and destination cost
+      // more than the matching itself (a filter that passes 1 % counts the other 99 %).
+      const filtered = new Array<number>(fns.length).fill(0);
+      const masked = new Array<number>(fns.length).fill(0);
+      let skipped = 0;
+      const pause = slicer(SLICE_MS, teamId);
+      for (const line of teamLines) {
+        const wait = pause();
+        if (wait) await wait;
+        const name = names && lineEvent(line);
+        if (typeof name === 'string' && names?.has(name) === false) {
+          skipped++;
+          continue;
+        }
+        const partial = readLine(read, line, teamId);
+        let whole = partial ? undefined : decodeLine(line);
+        const e = (partial ?? whole) as DeliveredEvent;
+        for (let k = 0; k < fns.length; k++) {
+          const f = fns[k] as MatchedDestination;
           if (!matchesFilters(f.filters, e, ctx)) {
-            counted.filtered++;
+            filtered[k] = (filtered[k] as number) + 1;
             continue;
           }
+          whole ??= decodeLine(line);
           const globals = globalsFor(deps, team, f, {
             event: {
-              uuid: e.uuid,
-              event: e.event,
-              distinct_id: e.distinctId,
-              properties: e.properties,
-              elements_chain: e.elementsChain,
-              timestamp: e.timestamp,
+              uuid: whole.uuid,
+              event: whole.event,
+              distinct_id: whole.distinctId,
+              properties: whole.properties,
+              elements_chain: whole.elementsChain,
+              timestamp: whole.timestamp,
             },
-            person: e.personId ? { id: e.personId, properties: e.personProperties } : null,
+            person: whole.personId ? { id: whole.personId, properties: whole.personProperties } : null,
           });
-          if (f.masking && !(await passesMask(deps.meta, f, globals, now))) {
-            counted.masked++;
+          if (f.masking && !(await passesMask(deps.meta, f.id, f.masking, globals, now))) {
+            masked[k] = (masked[k] as number) + 1;
             continue;
           }
-          jobs.push({ teamId, functionId: f.id, eventUuid: e.uuid, globals });
+          jobs.push({ teamId, functionId: f.id, eventUuid: whole.uuid, globals });
         }
+        if (slackOk)
+          for (const a of slackOn) {
+            if (!matchesAction(a.steps, e, now)) continue;
+            whole ??= decodeLine(line);
+            jobs.push(actionJob(deps, team, a, whole));
+          }
       }
+      // Events no filter names count as filtered out by every destination, as matched ones would.
+      fns.forEach((f, k) => {
+        tally.add({
+          functionId: f.id,
+          hour,
+          kind: 'other',
+          name: 'filtered',
+          count: (filtered[k] as number) + skipped,
+        });
+        tally.add({ functionId: f.id, hour, kind: 'other', name: 'masked', count: masked[k] as number });
+      });
     }
     if (jobs.length > 0)
       await (deps.queue ? deps.queue(jobs, now) : enqueueInvocations(deps.meta, jobs, now.toISOString()));
-    const hour = hourOf(now);
-    await addMetrics(
-      deps.meta,
-      counts.flatMap(({ functionId, filtered, masked }) => [
-        ...(filtered > 0 ? [{ functionId, hour, kind: 'other', name: 'filtered', count: filtered }] : []),
-        ...(masked > 0 ? [{ functionId, hour, kind: 'other', name: 'masked', count: masked }] : []),
-      ]),
-    );
   };
+  return Object.assign(match, { flush: () => tally.flush() });
+}
+
+/** The line's fields the filters read, or undefined to decode it whole (a line of another shape). */
+function readLine(
+  read: (line: string, teamId: number) => DeliveredEvent | undefined,
+  line: string,
+  teamId: number,
+): DeliveredEvent | undefined {
+  try {
+    return read(line, teamId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The project's Slack webhook, if it has one. */
+function slackWebhook(team: TeamRecord): string | undefined {
+  const url = teamSettings(team.settings).slack_incoming_webhook;
+  return typeof url === 'string' && url.trim() !== '' ? url.trim() : undefined;
 }
 
 /**
- * Actions' Slack messages: one job per (action, event) when the project has a webhook. The
- * request is rendered now, with the webhook of now, and stored in the job (`globals.request`).
+ * An action's Slack message for one event (the project has a webhook). The request is rendered
+ * now, with the webhook of now, and stored in the job (`globals.request`).
  */
-function actionJobs(
+function actionJob(
   deps: EnqueueDeps,
   team: TeamRecord,
-  actions: ActionRecord[],
-  events: DeliveredEvent[],
-  now: Date,
-): QueuedInvocation[] {
-  const settings = teamSettings(team.settings);
-  const webhookUrl = settings.slack_incoming_webhook;
-  if (typeof webhookUrl !== 'string' || webhookUrl.trim() === '') return [];
-  const display = settings.person_display_name_properties;
-  const jobs: QueuedInvocation[] = [];
-  for (const a of actions)
-    for (const e of events) {
-      if (!matchesAction(a.steps, e, now)) continue;
-      const request = actionWebhookRequest({
-        webhookUrl: webhookUrl.trim(),
-        format: a.slackMessageFormat,
-        action: { id: a.id, name: a.name },
-        event: e,
-        team: {
-          id: team.id,
-          personDisplayNameProperties: Array.isArray(display) ? (display as string[]) : null,
-        },
-        siteUrl: deps.siteUrl ?? '',
-      });
-      jobs.push({
-        teamId: team.id,
-        functionId: `${ACTION_JOB_PREFIX}${a.id}`,
-        eventUuid: e.uuid,
-        globals: { request, action: { id: a.id, name: a.name } },
-      });
-    }
-  return jobs;
+  a: ActionRecord,
+  e: DeliveredEvent,
+): QueuedInvocation {
+  const display = teamSettings(team.settings).person_display_name_properties;
+  const request = actionWebhookRequest({
+    webhookUrl: slackWebhook(team) as string,
+    format: a.slackMessageFormat,
+    action: { id: a.id, name: a.name },
+    event: e,
+    team: {
+      id: team.id,
+      personDisplayNameProperties: Array.isArray(display) ? (display as string[]) : null,
+    },
+    siteUrl: deps.siteUrl ?? '',
+  });
+  return {
+    teamId: team.id,
+    functionId: `${ACTION_JOB_PREFIX}${a.id}`,
+    eventUuid: e.uuid,
+    globals: { request, action: { id: a.id, name: a.name } },
+  };
 }
 
 /**
@@ -199,11 +269,12 @@ function actionJobs(
  */
 async function passesMask(
   meta: MetaDb,
-  f: HogFunctionRecord,
+  functionId: string,
+  maskingRaw: Record<string, unknown>,
   globals: Record<string, unknown>,
   now: Date,
 ): Promise<boolean> {
-  const masking = f.masking as { ttl: number; hash: string; threshold?: number | null };
+  const masking = maskingRaw as { ttl: number; hash: string; threshold?: number | null };
   let rendered: unknown;
   try {
     rendered = await renderValue(masking.hash, 'hog', globals);
@@ -215,7 +286,7 @@ async function passesMask(
   const key = createHash('sha256').update(text).digest('hex');
   const n = await countMask(
     meta,
-    f.id,
+    functionId,
     key,
     now.toISOString(),
     new Date(now.getTime() + masking.ttl * 1000).toISOString(),

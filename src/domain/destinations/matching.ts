@@ -2,6 +2,7 @@ import type { ActionStep } from '../../store/meta/actions.js';
 import { matchProperty } from '../flags/properties.js';
 import type { PropertyFilter } from '../flags/types.js';
 import { regexMatches } from '../regex/re2.js';
+import type { FieldsNeeded } from './line-fields.js';
 
 /** An event as delivery sees it: the `events` row capture wrote, decoded. */
 export interface DeliveredEvent {
@@ -75,6 +76,55 @@ export function eventNamesMatched(
   }
   for (const a of slackActions) if (!addSteps(a.steps)) return null;
   return names;
+}
+
+/**
+ * The fields these destinations, Slack actions and (for `filter_test_accounts`) test account
+ * filters read of an event, named as `propertiesMatch` and `stepMatches` read them: every
+ * property filter's key (a person's when its type is person, else the event's), `$current_url`
+ * for a step with a URL, the elements chain for a step with text, href or tag.
+ */
+export function fieldsNeeded(
+  fns: Array<{ filters: Record<string, unknown> }>,
+  slackActions: Array<{ steps: ActionStep[] }>,
+  actions: Map<number, ActionStep[]>,
+  testAccountFilters: unknown[],
+): FieldsNeeded {
+  const eventProperties = new Set<string>();
+  const personProperties = new Set<string>();
+  let elementsChain = false;
+  const addFilters = (filters: unknown) => {
+    if (!Array.isArray(filters)) return;
+    for (const raw of filters) {
+      const f = raw as PropertyFilter;
+      if (!f || typeof f.key !== 'string') continue;
+      (f.type === 'person' ? personProperties : eventProperties).add(f.key);
+    }
+  };
+  const addSteps = (steps: ActionStep[] | undefined) => {
+    for (const step of steps ?? []) {
+      addFilters(step.properties);
+      if (step.url) eventProperties.add('$current_url');
+      if (step.text || step.href || step.tag_name) elementsChain = true;
+    }
+  };
+  for (const f of fns) {
+    const events = Array.isArray(f.filters.events)
+      ? (f.filters.events as Array<Record<string, unknown>>)
+      : [];
+    const acts = Array.isArray(f.filters.actions)
+      ? (f.filters.actions as Array<Record<string, unknown>>)
+      : [];
+    for (const e of events) addFilters(e.properties);
+    for (const a of acts) {
+      addFilters(a.properties);
+      addSteps(actions.get(Number(a.id)));
+    }
+    addFilters(f.filters.properties);
+    if (f.filters.filter_test_accounts === true) addFilters(testAccountFilters);
+  }
+  for (const a of slackActions) addSteps(a.steps);
+  return { eventProperties, personProperties, elementsChain };
 }
 
 /** One encoded `events` line (`eventLine`) back into an event. */

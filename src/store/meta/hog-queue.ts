@@ -2,6 +2,7 @@ import { type ColumnType, type Selectable, sql } from 'kysely';
 import { iso, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
 import { dialectOf } from './dialect.js';
+import { preparedRows } from './prepared.js';
 
 export interface HogQueueTable {
   id: ColumnType<number, never, never>;
@@ -62,6 +63,38 @@ export async function enqueueLeased(
   return insertJobs(db, jobs, now, lease);
 }
 
+const JOB_COLUMNS = [
+  'team_id',
+  'function_id',
+  'event_uuid',
+  'globals',
+  'next_at',
+  'lease_owner',
+  'lease_expires_at',
+  'created_at',
+] as const;
+/** Rows per insert statement: each row count's statement is compiled once (`preparedRows`). */
+const JOBS_PER_INSERT = 64;
+const insertFree = preparedRows(
+  (db: MetaDb, rows) =>
+    db
+      .insertInto('hog_queue')
+      .values(rows as never)
+      .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing()),
+  JOB_COLUMNS,
+  JOBS_PER_INSERT,
+);
+const insertLeased = preparedRows(
+  (db: MetaDb, rows) =>
+    db
+      .insertInto('hog_queue')
+      .values(rows as never)
+      .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing())
+      .returning(['id', 'function_id', 'event_uuid']),
+  JOB_COLUMNS,
+  JOBS_PER_INSERT,
+);
+
 async function insertJobs(
   db: MetaDb,
   jobs: QueuedInvocation[],
@@ -69,30 +102,24 @@ async function insertJobs(
   lease: { owner: string; until: string } | null,
 ): Promise<HogJob[]> {
   const written: HogJob[] = [];
-  // Bounded statements: SQLite takes at most 32 766 parameters.
-  for (let i = 0; i < jobs.length; i += 500) {
-    const slice = jobs.slice(i, i + 500);
-    const insert = db
-      .insertInto('hog_queue')
-      .values(
-        slice.map((j) => ({
-          team_id: j.teamId,
-          function_id: j.functionId,
-          event_uuid: j.eventUuid,
-          globals: toJson(j.globals),
-          next_at: lease ? lease.until : now,
-          lease_owner: lease?.owner ?? null,
-          lease_expires_at: lease?.until ?? null,
-          created_at: now,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing());
+  for (let i = 0; i < jobs.length; i += JOBS_PER_INSERT) {
+    const slice = jobs.slice(i, i + JOBS_PER_INSERT);
+    const rows = slice.map((j) => [
+      j.teamId,
+      j.functionId,
+      j.eventUuid,
+      toJson(j.globals),
+      lease ? lease.until : now,
+      lease?.owner ?? null,
+      lease?.until ?? null,
+      now,
+    ]);
     if (!lease) {
-      await insert.execute();
+      await insertFree(db, rows);
       continue;
     }
     const byKey = new Map(slice.map((j) => [`${j.functionId}\n${j.eventUuid}`, j]));
-    for (const r of await insert.returning(['id', 'function_id', 'event_uuid']).execute()) {
+    for (const r of await insertLeased(db, rows)) {
       const j = byKey.get(`${r.function_id}\n${r.event_uuid}`);
       if (j) written.push({ ...j, id: Number(r.id), attempts: 0, createdAt: now });
     }
