@@ -11,6 +11,7 @@ import { ACTION_JOB_PREFIX, actionWebhookRequest } from './action-webhooks.js';
 import { createLineReader } from './line-fields.js';
 import {
   actionIdsOf,
+  compileFilters,
   type DeliveredEvent,
   decodeLine,
   eventNamesMatched,
@@ -18,7 +19,6 @@ import {
   lineEvent,
   lineTeam,
   matchesAction,
-  matchesFilters,
 } from './matching.js';
 import { createMetricsTally } from './metrics-tally.js';
 import { globalsFor } from './service.js';
@@ -146,6 +146,7 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
       const names = eventNamesMatched(fns, slackOn, actions);
       const read = createLineReader(fieldsNeeded(fns, slackOn, actions, team.testAccountFilters));
       const ctx = { actions, testAccountFilters: team.testAccountFilters, now };
+      const matchers = fns.map((f) => compileFilters(f.filters, ctx));
       const slackOk = slackOn.length > 0 && slackWebhook(team) !== undefined;
       // Counted in plain numbers per destination: a map update per event and destination cost
       // more than the matching itself (a filter that passes 1 % counts the other 99 %).
@@ -153,9 +154,13 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
       const masked = new Array<number>(fns.length).fill(0);
       let skipped = 0;
       const pause = slicer(SLICE_MS, teamId);
-      for (const line of teamLines) {
-        const wait = pause();
-        if (wait) await wait;
+      for (let n = 0; n < teamLines.length; n++) {
+        const line = teamLines[n] as string;
+        // The clock read every 32 lines: a line takes about a microsecond, a slice milliseconds.
+        if ((n & 31) === 31) {
+          const wait = pause();
+          if (wait) await wait;
+        }
         const name = names && lineEvent(line);
         if (typeof name === 'string' && names?.has(name) === false) {
           skipped++;
@@ -166,7 +171,7 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
         const e = (partial ?? whole) as DeliveredEvent;
         for (let k = 0; k < fns.length; k++) {
           const f = fns[k] as MatchedDestination;
-          if (!matchesFilters(f.filters, e, ctx)) {
+          if (!(matchers[k] as (e: DeliveredEvent) => boolean)(e)) {
             filtered[k] = (filtered[k] as number) + 1;
             continue;
           }

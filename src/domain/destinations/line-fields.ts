@@ -134,6 +134,10 @@ export function createLineReader(
   const personKeys = [...needs.personProperties];
   // Nothing after the properties matters unless person properties or the elements do.
   const past = personKeys.length > 0 || needs.elementsChain;
+  // Plain objects are cheaper to make; without a prototype only when `__proto__` is a key read
+  // (then it must be an own property, as JSON.parse makes it).
+  const eventObject = eventKeys.includes('__proto__') ? () => Object.create(null) : () => ({});
+  const personObject = personKeys.includes('__proto__') ? () => Object.create(null) : () => ({});
   return (line, teamId) => {
     const plain = line.indexOf('\\') < 0;
     let event: string | undefined;
@@ -154,12 +158,12 @@ export function createLineReader(
           properties = NO_PROPERTIES;
           ve = past ? valueEnd(line, vs, plain) : line.length;
         } else {
-          properties = Object.create(null) as Record<string, unknown>;
+          properties = eventObject() as Record<string, unknown>;
           ve = pickMembers(line, vs, eventKeys, properties, plain);
         }
         if (ve >= 0 && !past) break;
       } else if (personKeys.length > 0 && isKey(line, ks, ke, 'person_properties')) {
-        personProperties = Object.create(null) as Record<string, unknown>;
+        personProperties = personObject() as Record<string, unknown>;
         ve = pickMembers(line, vs, personKeys, personProperties, plain);
       } else {
         ve = valueEnd(line, vs, plain);

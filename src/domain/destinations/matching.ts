@@ -197,39 +197,59 @@ export interface MatchContext {
   now: Date;
 }
 
+type Filters = Array<Record<string, unknown>>;
+const filterList = (v: unknown): Filters => (Array.isArray(v) ? (v as Filters) : []);
+
 /**
  * PostHog's destination filters: the event must be one of `events` (each with its own
  * properties) or match one of `actions` when any are given (none: every event), then match every
  * `properties` filter, and the project's test account filters when `filter_test_accounts`.
+ * Compiled once per destination and matcher run: the lists are read out of the filters once, not
+ * once per event.
  */
-export function matchesFilters(
+export function compileFilters(
   filters: Record<string, unknown>,
-  e: DeliveredEvent,
   ctx: MatchContext,
-): boolean {
-  const events = Array.isArray(filters.events) ? (filters.events as Array<Record<string, unknown>>) : [];
-  const actions = Array.isArray(filters.actions) ? (filters.actions as Array<Record<string, unknown>>) : [];
-  if (events.length + actions.length > 0) {
-    const anyEvent = events.some(
-      (f) =>
-        (f.id === null || f.id === undefined || f.id === e.event) &&
-        propertiesMatch(f.properties, e, ctx.now),
-    );
-    const anyAction =
-      !anyEvent &&
-      actions.some((f) => {
-        const steps = ctx.actions.get(Number(f.id));
-        return (
-          steps?.some((s) => stepMatches(s, e, ctx.now)) === true && propertiesMatch(f.properties, e, ctx.now)
-        );
-      });
-    if (!anyEvent && !anyAction) return false;
-  }
-  if (!propertiesMatch(filters.properties, e, ctx.now)) return false;
-  if (filters.filter_test_accounts === true && !propertiesMatch(ctx.testAccountFilters, e, ctx.now))
-    return false;
-  return true;
+): (e: DeliveredEvent) => boolean {
+  const events = filterList(filters.events);
+  const actions = filterList(filters.actions).map((f) => ({
+    steps: ctx.actions.get(Number(f.id)),
+    properties: f.properties,
+  }));
+  const anyKind = events.length + actions.length > 0;
+  const properties = filters.properties;
+  const testAccounts = filters.filter_test_accounts === true ? ctx.testAccountFilters : undefined;
+  const now = ctx.now;
+  return (e) => {
+    if (anyKind) {
+      let matched = false;
+      for (const f of events)
+        if (
+          (f.id === null || f.id === undefined || f.id === e.event) &&
+          propertiesMatch(f.properties, e, now)
+        ) {
+          matched = true;
+          break;
+        }
+      if (!matched)
+        for (const a of actions)
+          if (
+            a.steps?.some((s) => stepMatches(s, e, now)) === true &&
+            propertiesMatch(a.properties, e, now)
+          ) {
+            matched = true;
+            break;
+          }
+      if (!matched) return false;
+    }
+    if (!propertiesMatch(properties, e, now)) return false;
+    return testAccounts === undefined || propertiesMatch(testAccounts, e, now);
+  };
 }
+
+/** `compileFilters` for one event. */
+export const matchesFilters = (filters: Record<string, unknown>, e: DeliveredEvent, ctx: MatchContext) =>
+  compileFilters(filters, ctx)(e);
 
 /** Action ids a destination's filters name. */
 export function actionIdsOf(filters: Record<string, unknown>): number[] {
