@@ -92,6 +92,10 @@ function packPart(part: string, at: number): number {
   return at;
 }
 
+/** The third and fourth round constants, as signed 32-bit integers. */
+const K3 = 0x8f1bbcdc | 0;
+const K4 = 0xca62c1d6 | 0;
+
 /** The compression over `total` padded bytes of `bytes`, or over the one block packed in W. */
 function compress(total: number, packedInW: boolean): number {
   let h0 = 0x67452301;
@@ -117,40 +121,59 @@ function compress(total: number, packedInW: boolean): number {
     let c = h2;
     let d = h3;
     let e = h4;
-    // Four loops of 20 rounds instead of one with a branch per round: no round function to pick.
-    for (let i = 0; i < 20; i++) {
-      const t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + (W[i] as number)) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
+    // Five rounds per turn with the five words' roles renamed instead of shifted along (a round
+    // only writes one word and rotates another): no moves between rounds. Four loops, one per
+    // round function, so no function is picked per round. Each turn is the standard round
+    //   e += rotl(a, 5) + f(b, c, d) + K + W[i]; b = rotl(b, 30); then (a..e) <- (e, a, b, c, d).
+    for (let i = 0; i < 20; i += 5) {
+      // Ch(b, c, d) = (b & c) | (~b & d), written as d ^ (b & (c ^ d)).
+      e = (e + ((a << 5) | (a >>> 27)) + (d ^ (b & (c ^ d))) + 0x5a827999 + (W[i] as number)) | 0;
+      b = (b << 30) | (b >>> 2);
+      d = (d + ((e << 5) | (e >>> 27)) + (c ^ (a & (b ^ c))) + 0x5a827999 + (W[i + 1] as number)) | 0;
+      a = (a << 30) | (a >>> 2);
+      c = (c + ((d << 5) | (d >>> 27)) + (b ^ (e & (a ^ b))) + 0x5a827999 + (W[i + 2] as number)) | 0;
+      e = (e << 30) | (e >>> 2);
+      b = (b + ((c << 5) | (c >>> 27)) + (a ^ (d & (e ^ a))) + 0x5a827999 + (W[i + 3] as number)) | 0;
+      d = (d << 30) | (d >>> 2);
+      a = (a + ((b << 5) | (b >>> 27)) + (e ^ (c & (d ^ e))) + 0x5a827999 + (W[i + 4] as number)) | 0;
+      c = (c << 30) | (c >>> 2);
     }
-    for (let i = 20; i < 40; i++) {
-      const t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + (W[i] as number)) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
+    for (let i = 20; i < 40; i += 5) {
+      e = (e + ((a << 5) | (a >>> 27)) + (b ^ c ^ d) + 0x6ed9eba1 + (W[i] as number)) | 0;
+      b = (b << 30) | (b >>> 2);
+      d = (d + ((e << 5) | (e >>> 27)) + (a ^ b ^ c) + 0x6ed9eba1 + (W[i + 1] as number)) | 0;
+      a = (a << 30) | (a >>> 2);
+      c = (c + ((d << 5) | (d >>> 27)) + (e ^ a ^ b) + 0x6ed9eba1 + (W[i + 2] as number)) | 0;
+      e = (e << 30) | (e >>> 2);
+      b = (b + ((c << 5) | (c >>> 27)) + (d ^ e ^ a) + 0x6ed9eba1 + (W[i + 3] as number)) | 0;
+      d = (d << 30) | (d >>> 2);
+      a = (a + ((b << 5) | (b >>> 27)) + (c ^ d ^ e) + 0x6ed9eba1 + (W[i + 4] as number)) | 0;
+      c = (c << 30) | (c >>> 2);
     }
-    for (let i = 40; i < 60; i++) {
-      const t =
-        (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e + (0x8f1bbcdc | 0) + (W[i] as number)) |
-        0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
+    for (let i = 40; i < 60; i += 5) {
+      // Maj(b, c, d) = (b & c) | (b & d) | (c & d), written as (b & c) | (d & (b | c)).
+      e = (e + ((a << 5) | (a >>> 27)) + ((b & c) | (d & (b | c))) + K3 + (W[i] as number)) | 0;
+      b = (b << 30) | (b >>> 2);
+      d = (d + ((e << 5) | (e >>> 27)) + ((a & b) | (c & (a | b))) + K3 + (W[i + 1] as number)) | 0;
+      a = (a << 30) | (a >>> 2);
+      c = (c + ((d << 5) | (d >>> 27)) + ((e & a) | (b & (e | a))) + K3 + (W[i + 2] as number)) | 0;
+      e = (e << 30) | (e >>> 2);
+      b = (b + ((c << 5) | (c >>> 27)) + ((d & e) | (a & (d | e))) + K3 + (W[i + 3] as number)) | 0;
+      d = (d << 30) | (d >>> 2);
+      a = (a + ((b << 5) | (b >>> 27)) + ((c & d) | (e & (c | d))) + K3 + (W[i + 4] as number)) | 0;
+      c = (c << 30) | (c >>> 2);
     }
-    for (let i = 60; i < 80; i++) {
-      const t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + (0xca62c1d6 | 0) + (W[i] as number)) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
+    for (let i = 60; i < 80; i += 5) {
+      e = (e + ((a << 5) | (a >>> 27)) + (b ^ c ^ d) + K4 + (W[i] as number)) | 0;
+      b = (b << 30) | (b >>> 2);
+      d = (d + ((e << 5) | (e >>> 27)) + (a ^ b ^ c) + K4 + (W[i + 1] as number)) | 0;
+      a = (a << 30) | (a >>> 2);
+      c = (c + ((d << 5) | (d >>> 27)) + (e ^ a ^ b) + K4 + (W[i + 2] as number)) | 0;
+      e = (e << 30) | (e >>> 2);
+      b = (b + ((c << 5) | (c >>> 27)) + (d ^ e ^ a) + K4 + (W[i + 3] as number)) | 0;
+      d = (d << 30) | (d >>> 2);
+      a = (a + ((b << 5) | (b >>> 27)) + (c ^ d ^ e) + K4 + (W[i + 4] as number)) | 0;
+      c = (c << 30) | (c >>> 2);
     }
     h0 = (h0 + a) | 0;
     h1 = (h1 + b) | 0;
