@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flagsBody, flagsJson } from '../../src/api/feature-flags-response.js';
+import { createFlagCache } from '../../src/domain/flags/cache.js';
 import { evaluateFlag } from '../../src/domain/flags/evaluate.js';
 import { flagHash, HashMemo } from '../../src/domain/flags/hash.js';
-import { createFlagCache } from '../../src/domain/flags/cache.js';
 import { createFlagEvaluator, FlagPersonCache, parseFlagsRequest } from '../../src/domain/flags/service.js';
 import type { FlagDefinition, FlagResult } from '../../src/domain/flags/types.js';
 import { newUuid } from '../../src/domain/ids.js';
@@ -260,7 +260,11 @@ describe(`the person as flags read it, remembered briefly (${backend})`, () => {
     expect(await flag('memo-plan', { plan: ['pro'] })).toBe(false);
     expect(await flag('memo-plan')).toBe(false);
     // The stored person changes: seen once the remembered person expires.
-    await updatePerson(h.deps.meta, { ...person, properties: { ...person.properties, plan: 'pro' }, version: 1 });
+    await updatePerson(h.deps.meta, {
+      ...person,
+      properties: { ...person.properties, plan: 'pro' },
+      version: 1,
+    });
     await new Promise((r) => setTimeout(r, 350));
     expect(await flag('memo-plan')).toBe(true);
     expect(await flag('memo-plan')).toBe(true);
