@@ -66,12 +66,13 @@ describe('flag answers written from shared results', () => {
       const evaluation = { results, errorsWhileComputingFlags: true };
       const now = new Date('2026-01-02T03:04:05Z');
       const config = { sessionRecording: false, supportedCompression: ['gzip'] };
-      for (const withConfig of [null, config]) {
-        const bytes = flagsJson('details', evaluation, 'req-1', now, withConfig);
-        expect(JSON.parse(bytes.toString())).toEqual(
-          JSON.parse(JSON.stringify(flagsBody('details', evaluation, 'req-1', now, withConfig))),
-        );
-      }
+      for (const withConfig of [null, config])
+        for (const requestId of ['req-1', 'ré-"🦔"']) {
+          const bytes = flagsJson('details', evaluation, requestId, now, withConfig);
+          expect(JSON.parse(bytes.toString())).toEqual(
+            JSON.parse(JSON.stringify(flagsBody('details', evaluation, requestId, now, withConfig))),
+          );
+        }
     }
     // No flags: an empty map, not a stray comma.
     const empty = flagsJson(
