@@ -175,20 +175,24 @@ export function flagsJson(
   config: Record<string, unknown> | null,
 ): Buffer | string {
   if (shape !== 'details') return JSON.stringify(flagsBody(shape, evaluation, requestId, now, config));
-  const head = JSON.stringify({
-    requestId,
-    evaluatedAt: now.getTime(),
-    ...(config ?? {}),
-    errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags,
-    quotaLimited: [],
-  });
+  // `{…head…,"flags":{` + members + `}}`. Without the config (the `/flags` answer) the head is a
+  // template of ASCII: no object to build and serialise per request, and written as latin1.
+  const open =
+    config === null
+      ? `{"requestId":${JSON.stringify(requestId)},"evaluatedAt":${now.getTime()},"errorsWhileComputingFlags":${evaluation.errorsWhileComputingFlags},"quotaLimited":[],"flags":{`
+      : `${JSON.stringify({
+          requestId,
+          evaluatedAt: now.getTime(),
+          ...config,
+          errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags,
+          quotaLimited: [],
+        }).slice(0, -1)},"flags":{`;
+  const ascii = config === null && isAscii(open);
   const { results } = evaluation;
   const members = Object.isFrozen(results) ? sharedMembers(results) : null;
-  // `{…head…,"flags":{` + members + `}}`
-  const open = `${head.slice(0, -1)},"flags":{`;
-  const openBytes = Buffer.byteLength(open);
+  const openBytes = ascii ? open.length : Buffer.byteLength(open);
   const out = answerBytes(openBytes + (members ? members.length : membersSize(results)) + 2);
-  let at = out.write(open, 0);
+  let at = out.write(open, 0, ascii ? 'latin1' : 'utf8');
   if (members) {
     out.set(members, at);
     at += members.length;
@@ -196,4 +200,10 @@ export function flagsJson(
   out[at++] = 0x7d; // }
   out[at++] = 0x7d;
   return out;
+}
+
+/** True when every character is ASCII (the head's request id comes from the caller). */
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flagsBody, flagsJson } from '../../src/api/feature-flags-response.js';
+import { createFlagCache } from '../../src/domain/flags/cache.js';
 import { evaluateFlag } from '../../src/domain/flags/evaluate.js';
 import { flagHash, HashMemo } from '../../src/domain/flags/hash.js';
-import { FlagPersonCache } from '../../src/domain/flags/service.js';
+import { createFlagEvaluator, FlagPersonCache, parseFlagsRequest } from '../../src/domain/flags/service.js';
 import type { FlagDefinition, FlagResult } from '../../src/domain/flags/types.js';
 import { newUuid } from '../../src/domain/ids.js';
 import { insertDistinctId, insertPerson, updatePerson } from '../../src/store/meta/persons.js';
+import { findTeam } from '../../src/store/meta/teams.js';
 import { backend, type Harness, startHarness } from '../helpers/harness.js';
 
 /**
@@ -64,12 +66,13 @@ describe('flag answers written from shared results', () => {
       const evaluation = { results, errorsWhileComputingFlags: true };
       const now = new Date('2026-01-02T03:04:05Z');
       const config = { sessionRecording: false, supportedCompression: ['gzip'] };
-      for (const withConfig of [null, config]) {
-        const bytes = flagsJson('details', evaluation, 'req-1', now, withConfig);
-        expect(JSON.parse(bytes.toString())).toEqual(
-          JSON.parse(JSON.stringify(flagsBody('details', evaluation, 'req-1', now, withConfig))),
-        );
-      }
+      for (const withConfig of [null, config])
+        for (const requestId of ['req-1', 'ré-"🦔"']) {
+          const bytes = flagsJson('details', evaluation, requestId, now, withConfig);
+          expect(JSON.parse(bytes.toString())).toEqual(
+            JSON.parse(JSON.stringify(flagsBody('details', evaluation, requestId, now, withConfig))),
+          );
+        }
     }
     // No flags: an empty map, not a stray comma.
     const empty = flagsJson(
@@ -215,5 +218,64 @@ describe(`the person as flags read it, remembered briefly (${backend})`, () => {
     expect(first).not.toBe(own);
     expect(await flags({ distinct_id: 'known-sticky' })).toBe(first);
     expect(await flags({ distinct_id: 'known-sticky', $anon_distinct_id: 'another-anon-3' })).toBe(first);
+  });
+
+  it("hands an id's last answer out again only for the same person, properties and time-free flags", async () => {
+    const team = h.boot.project_id;
+    const create = async (key: string, property: Record<string, unknown>) =>
+      expect(
+        (
+          await h.request('POST', `/api/projects/${team}/feature_flags/`, {
+            body: { key, filters: { groups: [{ properties: [property], rollout_percentage: 100 }] } },
+          })
+        ).statusCode,
+      ).toBe(201);
+    await create('memo-plan', { key: 'plan', type: 'person', operator: 'exact', value: ['pro'] });
+    const person = {
+      id: newUuid(),
+      teamId: team,
+      properties: { plan: 'free', signup: '2026-03-01T00:00:00Z' },
+      isIdentified: true,
+      version: 0,
+      createdAt: new Date().toISOString(),
+    };
+    await insertPerson(h.deps.meta, person);
+    await insertDistinctId(h.deps.meta, team, { distinctId: 'memo-user', personId: person.id, version: 0 });
+    let clock = new Date('2026-03-01T12:00:00Z');
+    const cache = createFlagCache(h.deps.meta, h.stores.bus);
+    const evaluate = createFlagEvaluator({ meta: h.deps.meta, now: () => clock }, cache, null, {
+      personCacheMs: 300,
+    });
+    const record = (await findTeam(h.deps.meta, team)) as NonNullable<Awaited<ReturnType<typeof findTeam>>>;
+    const flag = async (key: string, sent: Record<string, unknown> = {}) =>
+      (
+        await evaluate(record, parseFlagsRequest({ distinct_id: 'memo-user', person_properties: sent }))
+      ).results.find((r) => r.key === key)?.enabled;
+
+    expect(await flag('memo-plan')).toBe(false);
+    expect(await flag('memo-plan')).toBe(false);
+    expect(await flag('memo-plan', { plan: 'pro' })).toBe(true);
+    expect(await flag('memo-plan', { plan: 'pro' })).toBe(true);
+    expect(await flag('memo-plan', { plan: 'pro', extra: 1 })).toBe(true);
+    expect(await flag('memo-plan', { plan: 'free', extra: 1 })).toBe(false);
+    expect(await flag('memo-plan', { plan: ['pro'] })).toBe(false);
+    expect(await flag('memo-plan')).toBe(false);
+    // The stored person changes: seen once the remembered person expires.
+    await updatePerson(h.deps.meta, {
+      ...person,
+      properties: { ...person.properties, plan: 'pro' },
+      version: 1,
+    });
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await flag('memo-plan')).toBe(true);
+    expect(await flag('memo-plan')).toBe(true);
+
+    // A flag that reads the clock: the same person and request, another answer a day later.
+    await create('memo-recent', { key: 'signup', type: 'person', operator: 'is_date_after', value: '-1d' });
+    await cache.changed(team);
+    expect(await flag('memo-recent')).toBe(true);
+    expect(await flag('memo-recent')).toBe(true);
+    clock = new Date('2026-03-03T12:00:00Z');
+    expect(await flag('memo-recent')).toBe(false);
   });
 });

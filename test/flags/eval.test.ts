@@ -59,6 +59,36 @@ describe('flag evaluation rules', () => {
       expect(sha1Parts(a, '.', b, c)).toBe(sha1Prefix60(`${a}.${b}${c}`));
   });
 
+  it('buckets as node:crypto does for thousands of random keys and ids, packed or not', async () => {
+    // An independent oracle for the hand-written SHA-1: PostHog's formula over node:crypto.
+    const { createHash } = await import('node:crypto');
+    const { flagHasher } = await import('../../src/domain/flags/hash.js');
+    const oracle = (key: string, id: string, salt: string) =>
+      Number.parseInt(createHash('sha1').update(`${key}.${id}${salt}`).digest('hex').slice(0, 15), 16) /
+      2 ** 60;
+    const alphabet = ['a', 'Z', '0', '-', '.', '_', ' ', '~', 'é', 'ß', 'ü', '中', '🦔', '\u0000', '\u007f'];
+    let seed = 39;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const text = (length: number, ascii: boolean) => {
+      let out = '';
+      for (let i = 0; i < length; i++)
+        out += alphabet[Math.floor(random() * (ascii ? 9 : alphabet.length))] as string;
+      return out;
+    };
+    for (let i = 0; i < 4000; i++) {
+      const ascii = i % 4 !== 3;
+      const key = text(1 + Math.floor(random() * (i % 2 === 0 ? 20 : 60)), ascii || i % 8 === 3);
+      const id = text(i % 201, ascii);
+      const salt = i % 3 === 0 ? 'variant' : '';
+      const expected = oracle(key, id, salt);
+      expect(flagHasher(key)(id, salt as '' | 'variant')).toBe(expected);
+      expect(flagHash(key, id, salt)).toBe(expected);
+    }
+  });
+
   it('matches operators with the flags service semantics', () => {
     const now = new Date('2026-01-01T00:00:00Z');
     const m = (operator: string, value: unknown, props: Record<string, unknown>) =>

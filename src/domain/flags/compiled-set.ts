@@ -1,5 +1,5 @@
 import { type CompiledFlag, compileFlag } from './evaluate.js';
-import type { FlagDefinition, FlagResult } from './types.js';
+import type { ConditionGroup, FlagDefinition, FlagResult } from './types.js';
 
 /** What is kept for one recent distinct id. */
 export interface IdMemo {
@@ -11,6 +11,21 @@ export interface IdMemo {
    * remembered with it (`flagsJson`) and nothing is allocated per flag.
    */
   results: readonly FlagResult[] | null;
+  /**
+   * What `results` was evaluated from, when nothing else could change it (see
+   * `CompiledFlagSet.timeless`): the person read (the same object while the person cache holds it),
+   * its continuity keys, the anonymous id and the request's own person properties. A request with
+   * the same inputs gets `results` without evaluating a flag. Null when not reusable.
+   */
+  inputs: EvaluationInputs | null;
+}
+
+/** The inputs of an evaluation that make its results reusable; compared by identity or value. */
+export interface EvaluationInputs {
+  readonly person: object | undefined;
+  readonly overrides: ReadonlyMap<string, string>;
+  readonly anon: string | null;
+  readonly sent: Record<string, unknown>;
 }
 
 /**
@@ -26,6 +41,13 @@ export interface IdMemo {
  */
 export class CompiledFlagSet {
   readonly flags: readonly CompiledFlag[];
+  /**
+   * No flag reads the clock (date operators, relative or not, are compared with the request's
+   * time) or a cohort (membership changes in the store): the answer is a function of the person,
+   * the request and the definitions alone, so an id's remembered answer may be handed out again
+   * for the same inputs (`IdMemo.inputs`).
+   */
+  readonly timeless: boolean;
   readonly #width: number;
   readonly #maxIds: number;
   #current = new Map<string, IdMemo>();
@@ -36,6 +58,7 @@ export class CompiledFlagSet {
 
   constructor(active: readonly FlagDefinition[], budget = 2_000_000) {
     this.flags = active.map((f, i) => compileFlag(f, i));
+    this.timeless = active.every(isTimeless);
     this.#width = 2 * active.length;
     this.#scratch = new Float64Array(this.#width);
     this.#maxIds = Math.max(64, Math.floor(budget / 2 / Math.max(1, this.#width)));
@@ -64,7 +87,7 @@ export class CompiledFlagSet {
         this.#seen.add(distinctId);
         return null;
       }
-      memo = { hashes: new Float64Array(this.#width).fill(-1), results: null };
+      memo = { hashes: new Float64Array(this.#width).fill(-1), results: null, inputs: null };
     } else this.#previous.delete(distinctId);
     if (this.#current.size >= this.#maxIds) {
       this.#previous = this.#current;
@@ -77,3 +100,13 @@ export class CompiledFlagSet {
 
 /** Ids seen once without a person, per generation: a string each, whatever the number of flags. */
 const SEEN_MAX = 50_000;
+
+/** A definition whose outcome depends on neither the time nor a cohort (see `timeless`). */
+function isTimeless(flag: FlagDefinition): boolean {
+  const groups: ConditionGroup[] = [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])];
+  return groups.every((g) =>
+    (g.properties ?? []).every(
+      (p) => p.type !== 'cohort' && !(typeof p.operator === 'string' && p.operator.startsWith('is_date')),
+    ),
+  );
+}

@@ -390,6 +390,8 @@ function conditionHolds(
     if (!(filters[i] as (p: Record<string, unknown>, x: EvaluationContext) => boolean)(props, ctx))
       return 'no_condition_match';
   }
+  // A full rollout admits every hash (at most 1: 2^60 - 1 rounds to 2^60 as a double); no SHA-1.
+  if (condition.threshold >= 1) return 'match';
   return bucketHash(c, bucket, false, ctx) <= condition.threshold ? 'match' : 'out_of_rollout_bound';
 }
 

@@ -226,6 +226,21 @@ export function createFlagEvaluator(
     if (snapshot.cohortIds.length > 0 && cohorts)
       cohortStates = await cohorts.load(team.id, snapshot.cohortIds, person?.id ?? null);
 
+    // The id's last answer again, without evaluating, when nothing it was made from has changed.
+    const memo = compiled.memoFor(request.distinctId, person !== undefined);
+    const reusable =
+      memo !== null && flags === compiled.flags && compiled.timeless && wantedGroups.length === 0;
+    if (reusable && memo.results !== null && memo.inputs !== null) {
+      const last = memo.inputs;
+      if (
+        last.person === person &&
+        last.overrides === overrides &&
+        last.anon === anon &&
+        samePrimitives(last.sent, request.personProperties)
+      )
+        return { results: memo.results, errorsWhileComputingFlags: false };
+    }
+
     const ctx: EvaluationContext = {
       distinctId: request.distinctId,
       personProperties: mergedProperties(person?.properties, request.personProperties),
@@ -238,13 +253,18 @@ export function createFlagEvaluator(
       now: deps.now(),
       hashSlots: null,
     };
-    const memo = compiled.memoFor(request.distinctId, person !== undefined);
     if (memo === null) {
       ctx.hashSlots = compiled.scratchHashes();
       return evaluateAll(flags, ctx, null);
     }
     ctx.hashSlots = memo.hashes;
-    return evaluateAll(flags, ctx, flags === compiled.flags ? memo : null);
+    const evaluation = evaluateAll(flags, ctx, flags === compiled.flags ? memo : null);
+    if (flags === compiled.flags)
+      memo.inputs =
+        reusable && !evaluation.errorsWhileComputingFlags && Object.isFrozen(evaluation.results)
+          ? { person, overrides, anon, sent: request.personProperties }
+          : null;
+    return evaluation;
   };
 }
 
@@ -273,6 +293,22 @@ function evaluateAll(
   if (out === null) return { results: last as readonly FlagResult[], errorsWhileComputingFlags: false };
   if (memo !== null && !failed) memo.results = Object.freeze(out);
   return { results: out, errorsWhileComputingFlags: failed };
+}
+
+/**
+ * The same keys with the same primitive values (an object value is never taken as the same: the
+ * request's are parsed anew each time). SDKs send the same few properties on every call.
+ */
+function samePrimitives(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  let count = 0;
+  for (const key in a) {
+    const value = a[key];
+    if (typeof value === 'object' && value !== null) return false;
+    if (!Object.is(value, b[key]) || (value === undefined && !Object.hasOwn(b, key))) return false;
+    count++;
+  }
+  for (const _ in b) count--;
+  return count === 0;
 }
 
 /** Stored properties with the request's on top; no copy when either side is empty (the usual case). */
