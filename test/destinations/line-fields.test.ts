@@ -136,27 +136,11 @@ describe('reading only the fields filters name from an encoded line', () => {
     const steps: ActionStep[] = [
       { event: 'click', url: '/pricing', url_matching: 'contains', text: 'Buy' } as ActionStep,
     ];
-    const line = eventLine(
-      7,
-      {
-        uuid: randomUUID(),
-        event: 'click',
-        distinctId: 'd',
-        properties: {
-          $current_url: 'https://x.io/pricing?a=1',
-          $elements_chain: 'button:text="Buy now"',
-          n: 1,
-        },
-        timestamp: '2026-11-29T10:00:00.000Z',
-      },
-      {
-        personId: randomUUID(),
-        personProperties: {},
-        personCreatedAt: '2026-11-29T10:00:00.000Z',
-        groups: ['', '', '', '', ''],
-      },
-      '2026-11-29 10:00:00.000',
-    ).trimEnd();
+    const line = encode(
+      'click',
+      { $current_url: 'https://x.io/pricing?a=1', $elements_chain: 'button:text="Buy now"', n: 1 },
+      {},
+    );
     const needs = fieldsNeeded([], [{ steps }], new Map(), []);
     expect([...needs.eventProperties]).toEqual(['$current_url']);
     expect(needs.elementsChain).toBe(true);
