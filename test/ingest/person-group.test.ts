@@ -62,6 +62,34 @@ describe(`shared person transactions (${backend})`, () => {
     );
   });
 
+  it('under load, waits delayMs for requests that arrive one by one; idle, starts at once', async () => {
+    const group = createPersonGroup(h.stores.meta.db, new PersonCache(), {
+      maxEvents: 1600,
+      concurrency: 1,
+      delayMs: 50,
+    });
+    // Idle: the first request's transaction starts without waiting for the delay.
+    const idleStart = performance.now();
+    await group.process(teamId, emptyChanges(), events('dl-idle', 1));
+    expect(performance.now() - idleStart).toBeLessThan(45);
+    await new Promise((r) => setTimeout(r, 1));
+    // Busy now (a transaction just ended): requests arriving 5 ms apart share one transaction,
+    // so each sees the same person for the distinct id the first one created.
+    const first = group.process(teamId, emptyChanges(), events('dl-shared', 1));
+    await new Promise((r) => setTimeout(r, 5));
+    const second = group.process(teamId, emptyChanges(), events('dl-shared', 1));
+    await new Promise((r) => setTimeout(r, 5));
+    const third = group.process(teamId, emptyChanges(), events('dl-other', 1));
+    let settled = 0;
+    for (const p of [first, second, third]) void p.then(() => settled++);
+    // Nothing ran before the delay: the three are still waiting 16 ms in.
+    await new Promise((r) => setTimeout(r, 5));
+    expect(settled).toBe(0);
+    const [a, b] = await Promise.all([first, second, third]);
+    expect(b?.[0]?.personId).toBe(a?.[0]?.personId);
+    expect((await person('dl-other-0'))?.id).toBeDefined();
+  });
+
   it('through capture: concurrent requests of new persons all land', async () => {
     const send = (batch: unknown[]) =>
       h.request('POST', '/batch/', { key: null, body: { api_key: h.boot.project_api_key, batch } });

@@ -18,6 +18,9 @@ export class GroupRolledBack extends Error {
   }
 }
 
+/** A transaction that ended this recently means person work is under way: a new one waits. */
+const BUSY_MS = 100;
+
 interface Item {
   teamId: number;
   changes: PersonChanges;
@@ -31,6 +34,13 @@ export interface PersonGroupOptions {
   maxEvents: number;
   /** Shared transactions at once: 1 for SQLite's single connection, more for a PostgreSQL pool. */
   concurrency: number;
+  /**
+   * How long the first waiting request waits for others before a free transaction starts, when
+   * the last one ended less than `BUSY_MS` ago (0: never). Requests reach person work one by one,
+   * as their decoding ends, so without the wait every transaction held about one request
+   * (bench/ingest.ts `--persons 100000`: 125 events a transaction on average).
+   */
+  delayMs?: number;
 }
 
 /**
@@ -40,11 +50,16 @@ export interface PersonGroupOptions {
  * it, in arrival order, each seeing what the earlier ones wrote. New persons cost far less this
  * way: SQLite writes a commit's dirty pages once, and a request of 100 new persons dirties about a
  * hundred random index pages, most of which the next requests would dirty again (bench/ingest.ts
- * `--persons`). An idle server starts a request's transaction at once.
+ * `--persons`). Under load a free transaction waits `delayMs` for more requests (they arrive one
+ * at a time, as their decoding ends); an idle server starts a request's transaction at once.
  */
 export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: PersonGroupOptions) {
   const queue: Item[] = [];
+  let queuedEvents = 0;
   let running = 0;
+  let timer: NodeJS.Timeout | undefined;
+  /** When the last transaction ended (performance.now()); -Infinity before the first. */
+  let lastEnded = Number.NEGATIVE_INFINITY;
 
   async function runGroup(group: Item[]): Promise<void> {
     const results: PersonEnrichment[][] = [];
@@ -62,7 +77,24 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
     for (const [i, item] of group.entries()) item.resolve(results[i] as PersonEnrichment[]);
   }
 
+  /**
+   * Starts what waits if a transaction is free and there is no reason to wait: the group is full,
+   * or the server was idle (its first request after a pause goes at once).
+   */
+  function schedule(): void {
+    if (running >= options.concurrency || queue.length === 0) return;
+    const busy = performance.now() - lastEnded < BUSY_MS;
+    const delayMs = options.delayMs ?? 0;
+    if (!busy || delayMs <= 0 || queuedEvents >= options.maxEvents) {
+      pump();
+    } else if (!timer) {
+      timer = setTimeout(pump, delayMs);
+    }
+  }
+
   function pump(): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
     while (running < options.concurrency && queue.length > 0) {
       const group: Item[] = [queue.shift() as Item];
       let events = group[0]?.events.length ?? 0;
@@ -71,9 +103,12 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
         events += next.events.length;
         group.push(next);
       }
+      queuedEvents -= events;
       running++;
       void runGroup(group).finally(() => {
         running--;
+        lastEnded = performance.now();
+        // What arrived during this transaction waited for it: it goes now, without a further wait.
         pump();
       });
     }
@@ -88,7 +123,8 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
     ): Promise<PersonEnrichment[]> {
       return new Promise((resolve, reject) => {
         queue.push({ teamId, changes, events, resolve, reject });
-        pump();
+        queuedEvents += events.length;
+        schedule();
       });
     },
     /** The same alone, in its own transaction (a request whose shared transaction rolled back). */

@@ -54,6 +54,8 @@ export interface IngestDeps {
    * 1 (the default) for SQLite's one connection; a PostgreSQL pool can overlap several.
    */
   personConcurrency?: number | undefined;
+  /** How long a shared person transaction waits for more requests under load (person-group.ts). */
+  personGroupDelayMs?: number | undefined;
 }
 
 /** Events one shared person transaction takes at most: about 16 requests of 100. */
@@ -127,6 +129,7 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
   const persons = createPersonGroup(deps.meta, cache, {
     maxEvents: PERSON_GROUP_EVENTS,
     concurrency: deps.personConcurrency ?? 1,
+    delayMs: deps.personGroupDelayMs ?? 0,
   });
   const recent = new RecentUuids();
   const applyCost = deps.cost ?? createCostStep({ prices: createPriceBook() });
