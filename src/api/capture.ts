@@ -8,7 +8,6 @@ import type { CaptureEvent } from '../domain/ingest/rows.js';
 import type { createTeamResolver } from '../domain/ingest/teams.js';
 import { PUBLIC } from '../domain/scopes.js';
 import { createGate, mapInSlices } from '../domain/slices.js';
-import type { TeamRecord } from '../store/meta/teams.js';
 import { installCaptureCors } from './capture-cors.js';
 import { registerCaptureLogs } from './capture-logs.js';
 import { registerCaptureV1 } from './capture-v1.js';
@@ -98,23 +97,10 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
       engage: route.engage ?? false,
     };
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      // Announced before decoding: a person transaction that would start meanwhile waits for it.
-      const arrival = pipeline.arriving();
-      let decoded: { team: TeamRecord; events: CaptureEvent[] };
-      try {
-        decoded = await decode(request);
-      } catch (error) {
-        arrival.done();
-        throw error;
-      }
-      await pipeline.ingest(decoded.team, decoded.events, arrival);
-      return reply.code(200).send({ status: 1 });
-    };
-    const decode = async (request: FastifyRequest) => {
       const input = decodeInput(request);
       const key = await projectHint(input);
       // Decoding and normalising are the CPU-heavy part; person work and the write come after.
-      return gate.run(key, async () => {
+      const { team, events } = await gate.run(key, async () => {
         const payload = await decodeCaptureAsync(input, options, key);
         const team = await resolveTeam(payload.token);
         const context = {
@@ -132,6 +118,8 @@ export const captureRoutes: ApiPlugin<CaptureOptions> = async (app, { pipeline, 
         );
         return { team, events };
       });
+      await pipeline.ingest(team, events);
+      return reply.code(200).send({ status: 1 });
     };
     const routeOptions = {
       bodyLimit: route.bodyLimit,

@@ -18,10 +18,8 @@ export class GroupRolledBack extends Error {
   }
 }
 
-/** A request on its way to person work (`arriving`). */
-export interface Arrival {
-  done(): void;
-}
+/** A transaction that ended this recently means person work is under way: a new one waits. */
+const BUSY_MS = 100;
 
 interface Item {
   teamId: number;
@@ -37,10 +35,12 @@ export interface PersonGroupOptions {
   /** Shared transactions at once: 1 for SQLite's single connection, more for a PostgreSQL pool. */
   concurrency: number;
   /**
-   * The longest a request waits for others still being decoded (`arriving`) before a free
-   * transaction starts (0: never waits). Requests reach person work one by one, as their decoding
-   * ends, so without waiting every transaction held about one request (bench/ingest.ts
-   * `--persons 100000`: 125 events a transaction on average).
+   * How long the first waiting request waits for others before a free transaction starts, when
+   * the last one ended less than `BUSY_MS` ago (0: never). Requests reach person work one by one,
+   * as their decoding ends, so without the wait every transaction held about one request
+   * (bench/ingest.ts `--persons 100000`: 112–125 events a transaction on average; about 1 000
+   * with a 10 ms wait). Waiting only for requests still being decoded formed no groups: they
+   * rarely overlap, the next requests are still on the network.
    */
   delayMs?: number;
 }
@@ -52,17 +52,16 @@ export interface PersonGroupOptions {
  * it, in arrival order, each seeing what the earlier ones wrote. New persons cost far less this
  * way: SQLite writes a commit's dirty pages once, and a request of 100 new persons dirties about a
  * hundred random index pages, most of which the next requests would dirty again (bench/ingest.ts
- * `--persons`). A free transaction also waits, `delayMs` at most, while requests announced by
- * `arriving` are still being decoded (the event loop is busy with them meanwhile, not idle); with
- * none on the way, as on an idle server, a request's transaction starts at once.
+ * `--persons`). Under load a free transaction waits `delayMs` for more requests (they arrive one
+ * at a time, as their decoding ends); an idle server starts a request's transaction at once.
  */
 export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: PersonGroupOptions) {
   const queue: Item[] = [];
   let queuedEvents = 0;
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
-  /** Requests announced by `arriving` that have not reached `process` (or given up) yet. */
-  let arriving = 0;
+  /** When the last transaction ended (performance.now()); -Infinity before the first. */
+  let lastEnded = Number.NEGATIVE_INFINITY;
 
   async function runGroup(group: Item[]): Promise<void> {
     const results: PersonEnrichment[][] = [];
@@ -82,12 +81,13 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
 
   /**
    * Starts what waits if a transaction is free and there is no reason to wait: the group is full,
-   * or no other request is on its way.
+   * or the server was idle (its first request after a pause goes at once).
    */
   function schedule(): void {
     if (running >= options.concurrency || queue.length === 0) return;
+    const busy = performance.now() - lastEnded < BUSY_MS;
     const delayMs = options.delayMs ?? 0;
-    if (arriving === 0 || delayMs <= 0 || queuedEvents >= options.maxEvents) {
+    if (!busy || delayMs <= 0 || queuedEvents >= options.maxEvents) {
       pump();
     } else if (!timer) {
       timer = setTimeout(pump, delayMs);
@@ -109,6 +109,7 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
       running++;
       void runGroup(group).finally(() => {
         running--;
+        lastEnded = performance.now();
         // What arrived during this transaction waited for it: it goes now, without a further wait.
         pump();
       });
@@ -116,35 +117,15 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
   }
 
   return {
-    /**
-     * Announces a request that may need person work soon (capture calls it before decoding);
-     * `done` once it reaches `process` or will not: a free transaction waits for it meanwhile.
-     * Calling `done` again does nothing.
-     */
-    arriving(): Arrival {
-      arriving++;
-      let pending = true;
-      return {
-        done() {
-          if (!pending) return;
-          pending = false;
-          arriving--;
-          schedule();
-        },
-      };
-    },
     /** The person columns of `events`, written in a transaction shared with concurrent requests. */
     process(
       teamId: number,
       changes: PersonChanges,
       events: readonly EventForPersons[],
-      arrival?: Arrival,
     ): Promise<PersonEnrichment[]> {
       return new Promise((resolve, reject) => {
         queue.push({ teamId, changes, events, resolve, reject });
         queuedEvents += events.length;
-        // Counted as arrived before the look at what waits: it is here now.
-        arrival?.done();
         schedule();
       });
     },

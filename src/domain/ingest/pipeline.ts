@@ -16,7 +16,7 @@ import { createGroupCommit, type GroupCommitOptions, overloaded } from './group-
 import { TABLES } from './journal-entry.js';
 import { INSERT_TURN } from './journal-sink.js';
 import { PersonCache } from './person-cache.js';
-import { type Arrival, createPersonGroup, GroupRolledBack } from './person-group.js';
+import { createPersonGroup, GroupRolledBack } from './person-group.js';
 import { preparePersonMode } from './personless.js';
 import { emptyChanges, type PersonEnrichment } from './persons.js';
 import { RecentUuids } from './recent-uuids.js';
@@ -135,7 +135,7 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
   const applyCost = deps.cost ?? createCostStep({ prices: createPriceBook() });
   const applyExceptions = deps.exceptions ?? createExceptionStep({ meta: deps.meta, now: deps.now });
 
-  async function process(team: TeamRecord, events: CaptureEvent[], arrival?: Arrival): Promise<WriteSet> {
+  async function process(team: TeamRecord, events: CaptureEvent[]): Promise<WriteSet> {
     let alone = false;
     for (let attempt = 1; ; attempt++) {
       const changes = emptyChanges();
@@ -147,8 +147,6 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         const cached = enrichFromCache(cache, team.id, plain);
         // Encoded in slices: a request of thousands of events must not hold the event loop.
         if (cached) {
-          // No person work: a transaction waiting for this request need not.
-          arrival?.done();
           const rows = await joinInSlices(
             plain,
             (e, i) => eventLine(team.id, e, cached[i] as PersonEnrichment, now),
@@ -158,7 +156,7 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
         }
         const enriched = alone
           ? await persons.alone(team.id, changes, plain)
-          : await persons.process(team.id, changes, plain, arrival);
+          : await persons.process(team.id, changes, plain);
         // Encoded after the commit: the transaction (SQLite's one connection, or PostgreSQL's row
         // locks) is held for the person work alone. The columns are copies, taken in order.
         const rows = await joinInSlices(
@@ -181,51 +179,38 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
     }
   }
 
-  async function ingestEvents(team: TeamRecord, events: CaptureEvent[], arrival?: Arrival): Promise<void> {
-    // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
-    let fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
-    if (fresh.length === 0) return;
-    const own = projectPrices(team.settings);
-    for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e, own);
-    // Only requests carrying exceptions pay for error tracking (an issue lookup, cached).
-    const exceptions = fresh.filter((e) => e.event === '$exception');
-    if (exceptions.length > 0) {
-      const drop = await applyExceptions(team.id, exceptions);
-      // Exceptions of suppressed issues are not stored, as PostHog drops them.
-      if (drop.size > 0) fresh = fresh.filter((e) => !drop.has(e.uuid));
-      if (fresh.length === 0) return;
-    }
-    // Before the person work: the person's $set / $set_once carry the location too.
-    if (deps.geoip) await deps.geoip.enrich(fresh);
-    // Refuse before doing person work that could not be written anyway.
-    if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
-    const set = await process(team, fresh, arrival);
-    await commit.add(set, rowsIn(set), team.id);
-    // Recordings alone change no query result: a replay stream must not keep insights recalculating.
-    if (deps.onAcknowledged && fresh.some((e) => !isSnapshot(e))) deps.onAcknowledged(team.id);
-    deps.definitions?.observe(
-      team.id,
-      fresh.filter((e) => !isSnapshot(e)),
-      (type) => cache.groupType(team.id, type),
-    );
-    recent.remember(
-      team.id,
-      fresh.map((e) => e.uuid),
-    );
-  }
-
   return {
-    /**
-     * A capture request on its way (before decoding): a free person transaction waits for it a
-     * little (person-group.ts). Pass what it returns to `ingest`, or call its `done`.
-     */
-    arriving: (): Arrival => persons.arriving(),
-    async ingest(team: TeamRecord, events: CaptureEvent[], arrival?: Arrival): Promise<void> {
-      try {
-        await ingestEvents(team, events, arrival);
-      } finally {
-        arrival?.done();
+    async ingest(team: TeamRecord, events: CaptureEvent[]): Promise<void> {
+      // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
+      let fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
+      if (fresh.length === 0) return;
+      const own = projectPrices(team.settings);
+      for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e, own);
+      // Only requests carrying exceptions pay for error tracking (an issue lookup, cached).
+      const exceptions = fresh.filter((e) => e.event === '$exception');
+      if (exceptions.length > 0) {
+        const drop = await applyExceptions(team.id, exceptions);
+        // Exceptions of suppressed issues are not stored, as PostHog drops them.
+        if (drop.size > 0) fresh = fresh.filter((e) => !drop.has(e.uuid));
+        if (fresh.length === 0) return;
       }
+      // Before the person work: the person's $set / $set_once carry the location too.
+      if (deps.geoip) await deps.geoip.enrich(fresh);
+      // Refuse before doing person work that could not be written anyway.
+      if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
+      const set = await process(team, fresh);
+      await commit.add(set, rowsIn(set), team.id);
+      // Recordings alone change no query result: a replay stream must not keep insights recalculating.
+      if (deps.onAcknowledged && fresh.some((e) => !isSnapshot(e))) deps.onAcknowledged(team.id);
+      deps.definitions?.observe(
+        team.id,
+        fresh.filter((e) => !isSnapshot(e)),
+        (type) => cache.groupType(team.id, type),
+      );
+      recent.remember(
+        team.id,
+        fresh.map((e) => e.uuid),
+      );
     },
     /**
      * OpenTelemetry log records: no person work, the same sink (journal, durability, 503 when too
