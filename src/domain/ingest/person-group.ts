@@ -18,9 +18,6 @@ export class GroupRolledBack extends Error {
   }
 }
 
-/** A transaction that ended this recently means person work is under way: a new one waits. */
-const BUSY_MS = 100;
-
 interface Item {
   teamId: number;
   changes: PersonChanges;
@@ -35,14 +32,19 @@ export interface PersonGroupOptions {
   /** Shared transactions at once: 1 for SQLite's single connection, more for a PostgreSQL pool. */
   concurrency: number;
   /**
-   * How long the first waiting request waits for others before a free transaction starts, when
-   * the last one ended less than `BUSY_MS` ago (0: never). Requests reach person work one by one,
-   * as their decoding ends, so without the wait every transaction held about one request
-   * (bench/ingest.ts `--persons 100000`: 112–125 events a transaction on average; about 1 000
-   * with a 10 ms wait). Waiting only for requests still being decoded formed no groups: they
-   * rarely overlap, the next requests are still on the network.
+   * How long a request waits for others before a free transaction starts, while other requests
+   * are in flight (`inFlight`; 0: never waits). Requests reach person work one by one, so
+   * without the wait every transaction held about one request (bench/ingest.ts `--persons
+   * 100000`: 112–125 events a transaction on average; about 1 000 with a 10 ms wait). Waiting
+   * only for requests still being decoded formed no groups: the next requests are mostly still
+   * on the network, sent once the requests waiting for their rows' write are answered.
    */
   delayMs?: number;
+  /**
+   * Requests in the ingest pipeline now, these waiting here included: with no other, a request's
+   * transaction starts at once (a client sending one request at a time never waits).
+   */
+  inFlight?: () => number;
 }
 
 /**
@@ -60,8 +62,8 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
   let queuedEvents = 0;
   let running = 0;
   let timer: NodeJS.Timeout | undefined;
-  /** When the last transaction ended (performance.now()); -Infinity before the first. */
-  let lastEnded = Number.NEGATIVE_INFINITY;
+  /** Requests in the transactions running now. */
+  let inTransactions = 0;
 
   async function runGroup(group: Item[]): Promise<void> {
     const results: PersonEnrichment[][] = [];
@@ -85,9 +87,9 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
    */
   function schedule(): void {
     if (running >= options.concurrency || queue.length === 0) return;
-    const busy = performance.now() - lastEnded < BUSY_MS;
+    const others = (options.inFlight?.() ?? 0) - queue.length - inTransactions;
     const delayMs = options.delayMs ?? 0;
-    if (!busy || delayMs <= 0 || queuedEvents >= options.maxEvents) {
+    if (others <= 0 || delayMs <= 0 || queuedEvents >= options.maxEvents) {
       pump();
     } else if (!timer) {
       timer = setTimeout(pump, delayMs);
@@ -107,9 +109,10 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
       }
       queuedEvents -= events;
       running++;
+      inTransactions += group.length;
       void runGroup(group).finally(() => {
         running--;
-        lastEnded = performance.now();
+        inTransactions -= group.length;
         // What arrived during this transaction waited for it: it goes now, without a further wait.
         pump();
       });
@@ -129,6 +132,8 @@ export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: Per
         schedule();
       });
     },
+    /** Looks again at what waits (a request left the pipeline: maybe nobody else will come). */
+    poke: () => schedule(),
     /** The same alone, in its own transaction (a request whose shared transaction rolled back). */
     alone(
       teamId: number,
