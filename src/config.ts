@@ -30,7 +30,7 @@ export interface Config {
   flagsPersonCacheMs: number;
   ingestBatchRows: number;
   ingestBatchDelayMs: number;
-  /** Under load, how long a transaction of new persons waits for more requests (docs/capture.md). */
+  /** While other capture requests are in flight, how long a person transaction waits for more (docs/capture.md). */
   capturePersonGroupDelayMs: number;
   ingestMaxPendingRows: number;
   /** Capture inserts that may run at once (each on its own engine session). */

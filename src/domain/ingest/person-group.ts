@@ -54,8 +54,8 @@ export interface PersonGroupOptions {
  * it, in arrival order, each seeing what the earlier ones wrote. New persons cost far less this
  * way: SQLite writes a commit's dirty pages once, and a request of 100 new persons dirties about a
  * hundred random index pages, most of which the next requests would dirty again (bench/ingest.ts
- * `--persons`). Under load a free transaction waits `delayMs` for more requests (they arrive one
- * at a time, as their decoding ends); an idle server starts a request's transaction at once.
+ * `--persons`). While other requests are in flight a free transaction waits `delayMs` for more
+ * (they arrive one at a time); with none, a request's transaction starts at once.
  */
 export function createPersonGroup(meta: MetaDb, cache: PersonCache, options: PersonGroupOptions) {
   const queue: Item[] = [];
