@@ -30,6 +30,8 @@ export interface Config {
   flagsPersonCacheMs: number;
   ingestBatchRows: number;
   ingestBatchDelayMs: number;
+  /** While other capture requests are in flight, how long a person transaction waits for more (docs/capture.md). */
+  capturePersonGroupDelayMs: number;
   ingestMaxPendingRows: number;
   /** Capture inserts that may run at once (each on its own engine session). */
   ingestWriters: number;
@@ -348,6 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
     flagsPersonCacheMs: int(env, 'FLAGS_PERSON_CACHE_MS', 1_000, 0, 60_000),
     ingestBatchRows: int(env, 'INGEST_BATCH_ROWS', 20_000, 1, 1_000_000),
     ingestBatchDelayMs: int(env, 'INGEST_BATCH_DELAY_MS', 10, 0, 10_000),
+    capturePersonGroupDelayMs: int(env, 'CAPTURE_PERSON_GROUP_DELAY_MS', 10, 0, 1_000),
     ingestMaxPendingRows: int(env, 'INGEST_MAX_PENDING_ROWS', 500_000, 1, 100_000_000),
     ingestWriters: int(env, 'INGEST_WRITERS', 1, 1, 16),
     geoipDatabase: env.GEOIP_DATABASE || undefined,

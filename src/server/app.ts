@@ -264,6 +264,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       afterInsert: matchDestinations,
       // Shared person transactions: SQLite has one connection; the pool has 10, leave some free.
       personConcurrency: options.meta.dialect.name === 'postgres' ? 6 : 1,
+      personGroupDelayMs: config.capturePersonGroupDelayMs,
     },
     {
       maxRows: config.ingestBatchRows,

@@ -62,6 +62,44 @@ describe(`shared person transactions (${backend})`, () => {
     );
   });
 
+  it('waits delayMs for more while other requests are in flight; alone, starts at once', async () => {
+    let others = 0;
+    let waiting = 0;
+    const group = createPersonGroup(h.stores.meta.db, new PersonCache(), {
+      maxEvents: 1600,
+      concurrency: 1,
+      delayMs: 50,
+      inFlight: () => others + waiting,
+    });
+    const process = (prefix: string) => {
+      waiting++;
+      return group.process(teamId, emptyChanges(), events(prefix, 1)).finally(() => waiting--);
+    };
+    // Nobody else in flight (a client sending one request at a time): no wait.
+    const start = performance.now();
+    await process('dl-alone');
+    expect(performance.now() - start).toBeLessThan(45);
+    // Another request in flight (waiting for its write, say): requests arriving 5 ms apart share
+    // one transaction, so the second sees the person the first created.
+    others = 1;
+    const first = process('dl-shared');
+    await new Promise((r) => setTimeout(r, 5));
+    const second = process('dl-shared');
+    let settled = 0;
+    for (const p of [first, second]) void p.then(() => settled++);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(settled).toBe(0);
+    const [a, b] = await Promise.all([first, second]);
+    expect(b[0]?.personId).toBe(a[0]?.personId);
+    // The other request leaves: what waits goes at once, without waiting out the delay.
+    const third = process('dl-third');
+    const left = performance.now();
+    others = 0;
+    group.poke();
+    await third;
+    expect(performance.now() - left).toBeLessThan(45);
+  });
+
   it('through capture: concurrent requests of new persons all land', async () => {
     const send = (batch: unknown[]) =>
       h.request('POST', '/batch/', { key: null, body: { api_key: h.boot.project_api_key, batch } });

@@ -54,6 +54,8 @@ export interface IngestDeps {
    * 1 (the default) for SQLite's one connection; a PostgreSQL pool can overlap several.
    */
   personConcurrency?: number | undefined;
+  /** How long a shared person transaction waits for more requests under load (person-group.ts). */
+  personGroupDelayMs?: number | undefined;
 }
 
 /** Events one shared person transaction takes at most: about 16 requests of 100. */
@@ -124,9 +126,13 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
       }
     : sink;
   const cache = new PersonCache();
+  /** Requests in `ingest` now: a person transaction waits for more only while others are. */
+  let inFlight = 0;
   const persons = createPersonGroup(deps.meta, cache, {
     maxEvents: PERSON_GROUP_EVENTS,
     concurrency: deps.personConcurrency ?? 1,
+    delayMs: deps.personGroupDelayMs ?? 0,
+    inFlight: () => inFlight,
   });
   const recent = new RecentUuids();
   const applyCost = deps.cost ?? createCostStep({ prices: createPriceBook() });
@@ -176,38 +182,48 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
     }
   }
 
+  async function ingestEvents(team: TeamRecord, events: CaptureEvent[]): Promise<void> {
+    // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
+    let fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
+    if (fresh.length === 0) return;
+    const own = projectPrices(team.settings);
+    for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e, own);
+    // Only requests carrying exceptions pay for error tracking (an issue lookup, cached).
+    const exceptions = fresh.filter((e) => e.event === '$exception');
+    if (exceptions.length > 0) {
+      const drop = await applyExceptions(team.id, exceptions);
+      // Exceptions of suppressed issues are not stored, as PostHog drops them.
+      if (drop.size > 0) fresh = fresh.filter((e) => !drop.has(e.uuid));
+      if (fresh.length === 0) return;
+    }
+    // Before the person work: the person's $set / $set_once carry the location too.
+    if (deps.geoip) await deps.geoip.enrich(fresh);
+    // Refuse before doing person work that could not be written anyway.
+    if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
+    const set = await process(team, fresh);
+    await commit.add(set, rowsIn(set), team.id);
+    // Recordings alone change no query result: a replay stream must not keep insights recalculating.
+    if (deps.onAcknowledged && fresh.some((e) => !isSnapshot(e))) deps.onAcknowledged(team.id);
+    deps.definitions?.observe(
+      team.id,
+      fresh.filter((e) => !isSnapshot(e)),
+      (type) => cache.groupType(team.id, type),
+    );
+    recent.remember(
+      team.id,
+      fresh.map((e) => e.uuid),
+    );
+  }
+
   return {
     async ingest(team: TeamRecord, events: CaptureEvent[]): Promise<void> {
-      // `preparePersonMode` also applies `$process_person_profile` to the properties (personless.ts).
-      let fresh = events.filter((e) => !recent.has(team.id, e.uuid) && preparePersonMode(e));
-      if (fresh.length === 0) return;
-      const own = projectPrices(team.settings);
-      for (const e of fresh) if (e.event.startsWith('$ai_')) applyCost(e, own);
-      // Only requests carrying exceptions pay for error tracking (an issue lookup, cached).
-      const exceptions = fresh.filter((e) => e.event === '$exception');
-      if (exceptions.length > 0) {
-        const drop = await applyExceptions(team.id, exceptions);
-        // Exceptions of suppressed issues are not stored, as PostHog drops them.
-        if (drop.size > 0) fresh = fresh.filter((e) => !drop.has(e.uuid));
-        if (fresh.length === 0) return;
+      inFlight++;
+      try {
+        await ingestEvents(team, events);
+      } finally {
+        inFlight--;
+        persons.poke();
       }
-      // Before the person work: the person's $set / $set_once carry the location too.
-      if (deps.geoip) await deps.geoip.enrich(fresh);
-      // Refuse before doing person work that could not be written anyway.
-      if (commit.pendingRows() >= options.maxPendingRows) throw overloaded();
-      const set = await process(team, fresh);
-      await commit.add(set, rowsIn(set), team.id);
-      // Recordings alone change no query result: a replay stream must not keep insights recalculating.
-      if (deps.onAcknowledged && fresh.some((e) => !isSnapshot(e))) deps.onAcknowledged(team.id);
-      deps.definitions?.observe(
-        team.id,
-        fresh.filter((e) => !isSnapshot(e)),
-        (type) => cache.groupType(team.id, type),
-      );
-      recent.remember(
-        team.id,
-        fresh.map((e) => e.uuid),
-      );
     },
     /**
      * OpenTelemetry log records: no person work, the same sink (journal, durability, 503 when too

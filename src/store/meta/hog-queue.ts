@@ -75,24 +75,18 @@ const JOB_COLUMNS = [
 ] as const;
 /** Rows per insert statement: each row count's statement is compiled once (`preparedRows`). */
 const JOBS_PER_INSERT = 64;
-const insertFree = preparedRows(
-  (db: MetaDb, rows) =>
-    db
-      .insertInto('hog_queue')
-      .values(rows as never)
-      .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing()),
-  JOB_COLUMNS,
-  JOBS_PER_INSERT,
-);
+/** The queue's insert of `rows` (each `JOB_COLUMNS` in order), a pair already queued left as it is. */
+const jobsInsert = (db: MetaDb, rows: unknown[][]) =>
+  db
+    .insertInto('hog_queue')
+    .values(rows.map((r) => Object.fromEntries(JOB_COLUMNS.map((c, k) => [c, r[k]]))) as never)
+    .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing());
+const asIs = (row: readonly unknown[]) => row;
+const insertFree = preparedRows(jobsInsert, asIs, JOB_COLUMNS.length);
 const insertLeased = preparedRows(
-  (db: MetaDb, rows) =>
-    db
-      .insertInto('hog_queue')
-      .values(rows as never)
-      .onConflict((oc) => oc.columns(['function_id', 'event_uuid']).doNothing())
-      .returning(['id', 'function_id', 'event_uuid']),
-  JOB_COLUMNS,
-  JOBS_PER_INSERT,
+  (db: MetaDb, rows) => jobsInsert(db, rows).returning(['id', 'function_id', 'event_uuid']),
+  asIs,
+  JOB_COLUMNS.length,
 );
 
 async function insertJobs(

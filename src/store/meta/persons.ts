@@ -1,6 +1,6 @@
 import { bool, iso, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
-import { prepared } from './prepared.js';
+import { prepared, preparedRows } from './prepared.js';
 
 export interface PersonRecord {
   id: string;
@@ -120,23 +120,25 @@ export async function findPersonsByDistinctIds(
   return found;
 }
 
-/** Several new persons in one statement. */
+const personsInsert = preparedRows(
+  (db: MetaDb, rows) =>
+    db.insertInto('persons').values(
+      rows.map(([id, team_id, properties, is_identified, version, created_at]) => ({
+        id,
+        team_id,
+        properties,
+        is_identified,
+        version,
+        created_at,
+      })) as never,
+    ),
+  (p: PersonRecord) => [p.id, p.teamId, toJson(p.properties), p.isIdentified, p.version, p.createdAt],
+  6,
+);
+
+/** Several new persons in one statement per 500 (compiled once per row count). */
 export async function insertPersons(db: MetaDb, persons: readonly PersonRecord[]): Promise<void> {
-  for (const part of chunks(persons)) {
-    await db
-      .insertInto('persons')
-      .values(
-        part.map((p) => ({
-          id: p.id,
-          team_id: p.teamId,
-          properties: toJson(p.properties),
-          is_identified: p.isIdentified,
-          version: p.version,
-          created_at: p.createdAt,
-        })),
-      )
-      .execute();
-  }
+  for (const part of chunks(persons)) await personsInsert(db, part);
 }
 
 /** Raised when a person changed since it was read (another request or node wrote it). */
@@ -180,25 +182,31 @@ export async function insertDistinctId(db: MetaDb, teamId: number, d: DistinctId
   await distinctIdInsert(db, teamId, d.distinctId, d.personId, d.version);
 }
 
-/** Several new distinct ids in one statement. */
+const distinctIdsInsert = preparedRows(
+  (db: MetaDb, rows) =>
+    db.insertInto('person_distinct_ids').values(
+      rows.map(([team_id, distinct_id, person_id, version]) => ({
+        team_id,
+        distinct_id,
+        person_id,
+        version,
+      })) as never,
+    ),
+  (d: DistinctIdRecord & { teamId: number }) => [d.teamId, d.distinctId, d.personId, d.version],
+  4,
+);
+
+/** Several new distinct ids in one statement per 500 (compiled once per row count). */
 export async function insertDistinctIdsOf(
   db: MetaDb,
   teamId: number,
   records: readonly DistinctIdRecord[],
 ): Promise<void> {
-  for (const part of chunks(records)) {
-    await db
-      .insertInto('person_distinct_ids')
-      .values(
-        part.map((d) => ({
-          team_id: teamId,
-          distinct_id: d.distinctId,
-          person_id: d.personId,
-          version: d.version,
-        })),
-      )
-      .execute();
-  }
+  for (const part of chunks(records))
+    await distinctIdsInsert(
+      db,
+      part.map((d) => ({ ...d, teamId })),
+    );
 }
 
 /** Points every distinct id of `from` at `to`, bumping versions; returns the moved ids. */
