@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { findActions, slackActions } from '../../store/meta/action-lookups.js';
-import type { ActionRecord } from '../../store/meta/actions.js';
+import type { ActionRecord, ActionStep } from '../../store/meta/actions.js';
 import type { MetaDb } from '../../store/meta/db.js';
 import { enabledDestinationsForMatching } from '../../store/meta/hog-functions.js';
 import { countMask, enqueueInvocations, type QueuedInvocation } from '../../store/meta/hog-queue.js';
+import { destinationWrites } from '../../store/meta/local-writes.js';
 import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
 import { teamSettings } from '../organizations/team-settings.js';
 import { SLICE_MS, slicer } from '../slices.js';
@@ -78,29 +79,43 @@ function createParseCache(max = 1000) {
   };
 }
 
+/** How long the matcher trusts its copy of destinations, actions and teams without re-reading. */
+const CONTEXT_MS = 1000;
+
+interface TeamSetup {
+  team: TeamRecord;
+  fns: MatchedDestination[];
+  slackOn: ActionRecord[];
+  actions: Map<number, ActionStep[]>;
+  /** Event names some filter can match; null: any. */
+  names: Set<string> | null;
+  read: (line: string, teamId: number) => DeliveredEvent | undefined;
+}
+
+interface ContextState {
+  byTeam: Map<number, { fns: MatchedDestination[]; actions: ActionRecord[] }>;
+  teams: Map<number, Promise<TeamSetup | undefined>>;
+  writes: number;
+  at: number;
+}
+
 /**
- * Matching right after the events are written (docs/destinations.md): each event of a project
- * with enabled destinations is matched against their filters and masking, and an invocation is
- * queued per destination it passes. The capture journal calls this before its checkpoint moves
- * past the events, so an event acknowledged to a client is queued even if the node dies between
- * (at least once: the queue's unique (destination, event) key absorbs a replay).
- *
- * Cheap per event, because it runs beside capture on the same event loop: lines of projects
- * without destinations are skipped on their team id, events no filter names on their name, and
- * the rest are matched on only the fields the filters read (`createLineReader`); an event is
- * decoded whole only once it passes. The loop gives the event loop back every few milliseconds
- * (`slicer`), and the `filtered` / `masked` counts are written together (`createMetricsTally`):
- * `flush()` writes what is counted (the server calls it at stop).
+ * What matching reads of the metadata store (enabled destinations, Slack actions, each project's
+ * team and referenced actions), kept between calls: read per call, it was a fifth of the
+ * matcher's cost when capture came in many small groups. A copy is used while this process has
+ * written no destination, action or team since it was read (`destinationWrites`: a destination
+ * created through this node's API matches the very next event) and for at most `CONTEXT_MS`
+ * (another node's change is seen within a second).
  */
-export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush(): Promise<void> } {
+function createMatchContext(meta: MetaDb) {
   const parse = createParseCache();
-  const tally = createMetricsTally(deps.meta, { flushMs: METRICS_FLUSH_MS, onError: deps.onError });
-  const match: PostWrite = async (parts) => {
-    const [rows, slack] = await Promise.all([
-      enabledDestinationsForMatching(deps.meta),
-      slackActions(deps.meta),
-    ]);
-    if (rows.length === 0 && slack.length === 0) return;
+  let state: ContextState | undefined;
+  let loading: Promise<ContextState> | undefined;
+  const load = async (): Promise<ContextState> => {
+    // Counted before reading: a write that lands during the read makes the copy stale at once.
+    const writes = destinationWrites();
+    const at = performance.now();
+    const [rows, slack] = await Promise.all([enabledDestinationsForMatching(meta), slackActions(meta)]);
     const byTeam = new Map<number, { fns: MatchedDestination[]; actions: ActionRecord[] }>();
     const entry = (teamId: number) => {
       const known = byTeam.get(teamId);
@@ -118,6 +133,73 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
         masking: r.masking === null ? null : parse<Record<string, unknown>>(r.masking),
       });
     for (const a of slack) entry(a.teamId).actions.push(a);
+    return { byTeam, teams: new Map(), writes, at };
+  };
+  const setupOf = async (s: ContextState, teamId: number): Promise<TeamSetup | undefined> => {
+    const { fns, actions: slackOn } = s.byTeam.get(teamId) ?? { fns: [], actions: [] };
+    const team = await findTeam(meta, teamId);
+    if (!team) return undefined;
+    const actionIds = [...new Set(fns.flatMap((f) => actionIdsOf(f.filters)))];
+    const actions = new Map(
+      (actionIds.length > 0 ? await findActions(meta, teamId, actionIds) : []).map((a) => [a.id, a.steps]),
+    );
+    return {
+      team,
+      fns,
+      slackOn,
+      actions,
+      names: eventNamesMatched(fns, slackOn, actions),
+      read: createLineReader(fieldsNeeded(fns, slackOn, actions, team.testAccountFilters)),
+    };
+  };
+  return {
+    async current(): Promise<ContextState> {
+      // A read already under way may have started before this process's latest write: read
+      // again until one started after it (writes come from people, so twice is plenty).
+      for (let tries = 0; ; tries++) {
+        if (state && state.writes === destinationWrites() && performance.now() - state.at < CONTEXT_MS)
+          return state;
+        loading ??= load().finally(() => {
+          loading = undefined;
+        });
+        state = await loading;
+        if (tries >= 2) return state;
+      }
+    },
+    team(s: ContextState, teamId: number): Promise<TeamSetup | undefined> {
+      let setup = s.teams.get(teamId);
+      if (!setup) {
+        setup = setupOf(s, teamId);
+        // A failed read is not kept: the next call reads again.
+        setup.catch(() => s.teams.delete(teamId));
+        s.teams.set(teamId, setup);
+      }
+      return setup;
+    },
+  };
+}
+
+/**
+ * Matching right after the events are written (docs/destinations.md): each event of a project
+ * with enabled destinations is matched against their filters and masking, and an invocation is
+ * queued per destination it passes. The capture journal calls this before its checkpoint moves
+ * past the events, so an event acknowledged to a client is queued even if the node dies between
+ * (at least once: the queue's unique (destination, event) key absorbs a replay).
+ *
+ * Cheap per event, because it runs beside capture on the same event loop: lines of projects
+ * without destinations are skipped on their team id, events no filter names on their name, and
+ * the rest are matched on only the fields the filters read (`createLineReader`); an event is
+ * decoded whole only once it passes. The loop gives the event loop back every few milliseconds
+ * (`slicer`), and the `filtered` / `masked` counts are written together (`createMetricsTally`):
+ * `flush()` writes what is counted (the server calls it at stop).
+ */
+export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush(): Promise<void> } {
+  const tally = createMetricsTally(deps.meta, { flushMs: METRICS_FLUSH_MS, onError: deps.onError });
+  const context = createMatchContext(deps.meta);
+  const match: PostWrite = async (parts) => {
+    const state = await context.current();
+    if (state.byTeam.size === 0) return;
+    const { byTeam } = state;
     // Lines of the projects with destinations, not decoded yet.
     const lines = new Map<number, string[]>();
     for (const part of parts)
@@ -133,18 +215,9 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
     const hour = hourOf(now);
     const jobs: QueuedInvocation[] = [];
     for (const [teamId, teamLines] of lines) {
-      const { fns, actions: slackOn } = byTeam.get(teamId)!;
-      const team = await findTeam(deps.meta, teamId);
-      if (!team) continue;
-      const actionIds = [...new Set(fns.flatMap((f) => actionIdsOf(f.filters)))];
-      const actions = new Map(
-        (actionIds.length > 0 ? await findActions(deps.meta, teamId, actionIds) : []).map((a) => [
-          a.id,
-          a.steps,
-        ]),
-      );
-      const names = eventNamesMatched(fns, slackOn, actions);
-      const read = createLineReader(fieldsNeeded(fns, slackOn, actions, team.testAccountFilters));
+      const setup = await context.team(state, teamId);
+      if (!setup) continue;
+      const { team, fns, slackOn, actions, names, read } = setup;
       const ctx = { actions, testAccountFilters: team.testAccountFilters, now };
       const matchers = fns.map((f) => compileFilters(f.filters, ctx));
       const slackOk = slackOn.length > 0 && slackWebhook(team) !== undefined;

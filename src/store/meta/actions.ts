@@ -1,5 +1,6 @@
 import { bool, iso, isoOrNull, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
+import { countDestinationWrite } from './local-writes.js';
 
 /** One step of an action, as PostHog's ActionStepJSON (every field optional). */
 export interface ActionStep {
@@ -72,26 +73,31 @@ export function toAction(row: Row): ActionRecord {
 }
 
 export async function insertAction(db: MetaDb, a: NewAction): Promise<ActionRecord> {
-  const row = await db
-    .insertInto('actions')
-    .values({
-      team_id: a.teamId,
-      name: a.name,
-      description: a.description,
-      tags: toJson(a.tags),
-      post_to_slack: a.postToSlack,
-      slack_message_format: a.slackMessageFormat,
-      steps: toJson(a.steps),
-      deleted: a.deleted,
-      created_at: a.createdAt,
-      created_by: a.createdBy,
-      updated_at: a.updatedAt,
-      last_calculated_at: a.lastCalculatedAt,
-      pinned_at: a.pinnedAt,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toAction(row);
+  // Counted once written (local-writes.ts): a reader that saw the count then reads anew.
+  try {
+    const row = await db
+      .insertInto('actions')
+      .values({
+        team_id: a.teamId,
+        name: a.name,
+        description: a.description,
+        tags: toJson(a.tags),
+        post_to_slack: a.postToSlack,
+        slack_message_format: a.slackMessageFormat,
+        steps: toJson(a.steps),
+        deleted: a.deleted,
+        created_at: a.createdAt,
+        created_by: a.createdBy,
+        updated_at: a.updatedAt,
+        last_calculated_at: a.lastCalculatedAt,
+        pinned_at: a.pinnedAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toAction(row);
+  } finally {
+    countDestinationWrite();
+  }
 }
 
 export async function updateAction(
@@ -100,22 +106,27 @@ export async function updateAction(
   id: number,
   patch: ActionPatch,
 ): Promise<ActionRecord | undefined> {
-  const set: Record<string, unknown> = {};
-  if (patch.name !== undefined) set.name = patch.name;
-  if (patch.description !== undefined) set.description = patch.description;
-  if (patch.tags !== undefined) set.tags = toJson(patch.tags);
-  if (patch.postToSlack !== undefined) set.post_to_slack = patch.postToSlack;
-  if (patch.slackMessageFormat !== undefined) set.slack_message_format = patch.slackMessageFormat;
-  if (patch.steps !== undefined) set.steps = toJson(patch.steps);
-  if (patch.deleted !== undefined) set.deleted = patch.deleted;
-  if (patch.pinnedAt !== undefined) set.pinned_at = patch.pinnedAt;
-  if (patch.updatedAt !== undefined) set.updated_at = patch.updatedAt;
-  const row = await db
-    .updateTable('actions')
-    .set(set)
-    .where('team_id', '=', teamId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-  return row && toAction(row);
+  // Counted once written (local-writes.ts): a reader that saw the count then reads anew.
+  try {
+    const set: Record<string, unknown> = {};
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.description !== undefined) set.description = patch.description;
+    if (patch.tags !== undefined) set.tags = toJson(patch.tags);
+    if (patch.postToSlack !== undefined) set.post_to_slack = patch.postToSlack;
+    if (patch.slackMessageFormat !== undefined) set.slack_message_format = patch.slackMessageFormat;
+    if (patch.steps !== undefined) set.steps = toJson(patch.steps);
+    if (patch.deleted !== undefined) set.deleted = patch.deleted;
+    if (patch.pinnedAt !== undefined) set.pinned_at = patch.pinnedAt;
+    if (patch.updatedAt !== undefined) set.updated_at = patch.updatedAt;
+    const row = await db
+      .updateTable('actions')
+      .set(set)
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toAction(row);
+  } finally {
+    countDestinationWrite();
+  }
 }

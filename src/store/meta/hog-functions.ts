@@ -1,6 +1,7 @@
 import type { ColumnType } from 'kysely';
 import { bool, iso, isoOrNull, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
+import { countDestinationWrite } from './local-writes.js';
 
 export interface HogFunctionsTable {
   id: string;
@@ -112,22 +113,27 @@ const toRow = (f: Partial<HogFunctionRecord>) => ({
 });
 
 export async function insertHogFunction(db: MetaDb, f: HogFunctionRecord): Promise<void> {
-  await db
-    .insertInto('hog_functions')
-    .values({
-      ...toRow(f),
-      id: f.id,
-      team_id: f.teamId,
-      type: f.type,
-      name: f.name,
-      inputs_schema: toJson(f.inputsSchema),
-      inputs: toJson(f.inputs),
-      filters: toJson(f.filters),
-      created_at: f.createdAt,
-      created_by: f.createdBy,
-      updated_at: f.updatedAt,
-    })
-    .execute();
+  // Counted once written (local-writes.ts): a reader that saw the count then reads anew.
+  try {
+    await db
+      .insertInto('hog_functions')
+      .values({
+        ...toRow(f),
+        id: f.id,
+        team_id: f.teamId,
+        type: f.type,
+        name: f.name,
+        inputs_schema: toJson(f.inputsSchema),
+        inputs: toJson(f.inputs),
+        filters: toJson(f.filters),
+        created_at: f.createdAt,
+        created_by: f.createdBy,
+        updated_at: f.updatedAt,
+      })
+      .execute();
+  } finally {
+    countDestinationWrite();
+  }
 }
 
 export async function findHogFunction(db: MetaDb, teamId: number, id: string) {
@@ -180,12 +186,17 @@ export async function updateHogFunction(
   id: string,
   change: Partial<HogFunctionRecord>,
 ): Promise<void> {
-  await db
-    .updateTable('hog_functions')
-    .set(toRow(change))
-    .where('team_id', '=', teamId)
-    .where('id', '=', id)
-    .execute();
+  // Counted once written (local-writes.ts): a reader that saw the count then reads anew.
+  try {
+    await db
+      .updateTable('hog_functions')
+      .set(toRow(change))
+      .where('team_id', '=', teamId)
+      .where('id', '=', id)
+      .execute();
+  } finally {
+    countDestinationWrite();
+  }
 }
 
 /** Every enabled destination of every project (what delivery matches written events against). */

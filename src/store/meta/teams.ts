@@ -1,5 +1,6 @@
 import { bool, iso, json, toJson } from './codec.js';
 import type { MetaDb } from './db.js';
+import { countDestinationWrite } from './local-writes.js';
 import { prepared } from './prepared.js';
 
 export interface TeamRecord {
@@ -96,43 +97,53 @@ export async function findTeamByToken(db: MetaDb, apiToken: string): Promise<Tea
 }
 
 export async function insertTeam(db: MetaDb, team: NewTeam): Promise<TeamRecord> {
-  const row = await db
-    .insertInto('teams')
-    .values({
-      uuid: team.uuid,
-      organization_id: team.organizationId,
-      name: team.name,
-      api_token: team.apiToken,
-      timezone: team.timezone,
-      week_start_day: team.weekStartDay,
-      session_recording_opt_in: team.sessionRecordingOptIn,
-      anonymize_ips: team.anonymizeIps,
-      is_demo: team.isDemo,
-      test_account_filters: toJson(team.testAccountFilters),
-      test_account_filters_default_checked: team.testAccountFiltersDefaultChecked,
-      modifiers: team.modifiers === null ? null : toJson(team.modifiers),
-      settings: team.settings === null ? null : toJson(team.settings),
-      created_at: team.createdAt,
-      updated_at: team.updatedAt,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toRecord(row);
+  // Counted once written (local-writes.ts): a reader that saw the count then reads anew.
+  try {
+    const row = await db
+      .insertInto('teams')
+      .values({
+        uuid: team.uuid,
+        organization_id: team.organizationId,
+        name: team.name,
+        api_token: team.apiToken,
+        timezone: team.timezone,
+        week_start_day: team.weekStartDay,
+        session_recording_opt_in: team.sessionRecordingOptIn,
+        anonymize_ips: team.anonymizeIps,
+        is_demo: team.isDemo,
+        test_account_filters: toJson(team.testAccountFilters),
+        test_account_filters_default_checked: team.testAccountFiltersDefaultChecked,
+        modifiers: team.modifiers === null ? null : toJson(team.modifiers),
+        settings: team.settings === null ? null : toJson(team.settings),
+        created_at: team.createdAt,
+        updated_at: team.updatedAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toRecord(row);
+  } finally {
+    countDestinationWrite();
+  }
 }
 
 export async function updateTeam(db: MetaDb, id: number, patch: TeamPatch): Promise<void> {
-  // Settings merge into what is stored; read and written in one transaction so that two PATCHes
-  // of different settings both land.
-  if (patch.settings) {
-    const settings = patch.settings;
-    await db.transaction().execute(async (tx) => {
-      const row = await tx.selectFrom('teams').select('settings').where('id', '=', id).executeTakeFirst();
-      const stored = row?.settings ? (json(row.settings) as Record<string, unknown>) : {};
-      await writeTeam(tx, id, { ...patch, settings: { ...stored, ...settings } });
-    });
-    return;
+  // Counted once written (local-writes.ts): a reader that saw the count then reads anew.
+  try {
+    // Settings merge into what is stored; read and written in one transaction so that two PATCHes
+    // of different settings both land.
+    if (patch.settings) {
+      const settings = patch.settings;
+      await db.transaction().execute(async (tx) => {
+        const row = await tx.selectFrom('teams').select('settings').where('id', '=', id).executeTakeFirst();
+        const stored = row?.settings ? (json(row.settings) as Record<string, unknown>) : {};
+        await writeTeam(tx, id, { ...patch, settings: { ...stored, ...settings } });
+      });
+      return;
+    }
+    await writeTeam(db, id, patch);
+  } finally {
+    countDestinationWrite();
   }
-  await writeTeam(db, id, patch);
 }
 
 async function writeTeam(db: MetaDb, id: number, patch: TeamPatch): Promise<void> {
@@ -158,7 +169,12 @@ async function writeTeam(db: MetaDb, id: number, patch: TeamPatch): Promise<void
 }
 
 export async function deleteTeam(db: MetaDb, id: number): Promise<void> {
-  await db.deleteFrom('teams').where('id', '=', id).execute();
+  // Counted once written (local-writes.ts): a reader that saw the count then reads anew.
+  try {
+    await db.deleteFrom('teams').where('id', '=', id).execute();
+  } finally {
+    countDestinationWrite();
+  }
 }
 
 export async function listOrganizationTeams(
