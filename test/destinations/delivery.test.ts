@@ -128,6 +128,45 @@ describe(`destination delivery (${backend})`, () => {
     expect(series.series.find((x: { name: string }) => x.name === 'success').values.at(-1)).toBe(2);
   });
 
+  it("never matches another project's event against this project's destinations, whatever its properties say", async () => {
+    const s = await sink();
+    await destination(
+      `${s.url}/own`,
+      { uuid: '{event.uuid}', who: '{event.properties.who}' },
+      {
+        filters: { events: [{ id: 'dd-tenant', type: 'events' }] },
+      },
+    );
+    const project = await h.request('POST', `/api/organizations/${h.boot.organization_id}/projects/`, {
+      body: { name: 'Other tenant' },
+    });
+    expect(project.statusCode, project.body).toBe(201);
+    // The other project's event names this project as its `team_id` (top level and nested).
+    const res = await h.request('POST', '/batch/', {
+      key: null,
+      body: {
+        api_key: project.json().api_token,
+        batch: [
+          {
+            event: 'dd-tenant',
+            distinct_id: 'intruder',
+            uuid: randomUUID(),
+            properties: {
+              team_id: h.boot.project_id,
+              who: 'intruder',
+              nested: { team_id: h.boot.project_id },
+            },
+          },
+        ],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    await capture([{ event: 'dd-tenant', distinct_id: 'own', properties: { who: 'own' } }]);
+    await waitUntil('own delivery', async () => s.received.length >= 1);
+    await sleep(500);
+    expect(s.received.map((r) => JSON.parse(r.body).who)).toEqual(['own']);
+  });
+
   it('masking: one delivery per rendered key per TTL', async () => {
     const s = await sink();
     const id = await destination(

@@ -56,6 +56,35 @@ describe('reading the team of an encoded line', () => {
     expect(lineTeam('{"team_id":"x"}')).toBe(-1);
     expect(lineTeam('{"uuid":"u"}')).toBe(-1);
   });
+
+  it("takes the line's own team, never a team_id sent in the event's or person's properties", () => {
+    const lineOf = (properties: Record<string, unknown>, personProperties: Record<string, unknown>) =>
+      eventLine(
+        7,
+        {
+          uuid: randomUUID(),
+          event: 'e',
+          distinctId: 'd',
+          properties,
+          timestamp: '2026-11-29T10:00:00.000Z',
+        },
+        {
+          personId: randomUUID(),
+          personProperties,
+          personCreatedAt: '2026-11-29T10:00:00.000Z',
+          groups: ['', '', '', '', ''],
+        },
+        '2026-11-29 10:00:00.000',
+      ).trimEnd();
+    for (const l of [
+      lineOf({ team_id: 8 }, {}),
+      lineOf({ a: { team_id: 8 }, 'x"': '"team_id":8', team_id: '8' }, { team_id: 8 }),
+      lineOf({ '\\': '\\"', team_id: 8 }, {}),
+    ]) {
+      expect(JSON.parse(l).team_id).toBe(7);
+      expect(lineTeam(l)).toBe(7);
+    }
+  });
 });
 
 describe('the event names destinations can match', () => {

@@ -116,6 +116,25 @@ function pickMembers(
   }
 }
 
+/**
+ * Where the value of the line's top-level member `name` starts, or -1: members are walked one by
+ * one (nested objects skipped whole), so a key of that name inside `properties` is never taken.
+ */
+export function topLevelMember(line: string, name: string): number {
+  if (line.charCodeAt(0) !== LBRACE) return -1;
+  const plain = line.indexOf('\\') < 0;
+  let j = 1;
+  for (;;) {
+    if (line.charCodeAt(j) !== QUOTE) return -1;
+    const keyEnd = stringEnd(line, j, plain);
+    if (keyEnd < 0 || line.charCodeAt(keyEnd) !== COLON) return -1;
+    if (isKey(line, j, keyEnd, name)) return keyEnd + 1;
+    const end = valueEnd(line, keyEnd + 1, plain);
+    if (end < 0 || line.charCodeAt(end) !== COMMA) return -1;
+    j = end + 1;
+  }
+}
+
 /** Shared by lines whose filters name no such property: only read, never written. */
 const NO_PROPERTIES: Record<string, unknown> = Object.freeze(Object.create(null));
 

@@ -2,7 +2,7 @@ import type { ActionStep } from '../../store/meta/actions.js';
 import { matchProperty } from '../flags/properties.js';
 import type { PropertyFilter } from '../flags/types.js';
 import { regexMatches } from '../regex/re2.js';
-import type { FieldsNeeded } from './line-fields.js';
+import { type FieldsNeeded, topLevelMember } from './line-fields.js';
 
 /** An event as delivery sees it: the `events` row capture wrote, decoded. */
 export interface DeliveredEvent {
@@ -18,15 +18,20 @@ export interface DeliveredEvent {
   personProperties: Record<string, unknown>;
 }
 
-/** The team id of an encoded `events` line without parsing it (most teams have no destination). */
+/**
+ * The team id of an encoded `events` line without parsing it (most teams have no destination):
+ * the top-level `team_id` member, found by walking the line's members (`topLevelMember`), never a
+ * `"team_id":` inside the properties: an event sent with a `team_id` property must not be
+ * matched against another project's destinations. -1 when there is none.
+ */
 export function lineTeam(line: string): number {
-  const at = line.indexOf('"team_id":');
+  const at = topLevelMember(line, 'team_id');
   if (at < 0) return -1;
   // Digits read in place: a slice and parseInt per line showed in the matcher's profile.
   let team = 0;
-  let i = at + 10;
+  let i = at;
   for (let c = line.charCodeAt(i); c >= 48 && c <= 57; c = line.charCodeAt(++i)) team = team * 10 + (c - 48);
-  return i === at + 10 ? -1 : team;
+  return i === at ? -1 : team;
 }
 
 /**
