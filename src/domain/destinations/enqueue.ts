@@ -41,8 +41,12 @@ export interface EnqueueDeps {
 /** How long `filtered` / `masked` counts wait in memory before they are written together. */
 const METRICS_FLUSH_MS = 200;
 
-/** Written events' encoded `events` parts (one per request); called before they are acknowledged as done. */
-export type PostWrite = (eventParts: Buffer[]) => Promise<void>;
+/**
+ * Written events' encoded `events` parts (one per request); called before they are acknowledged
+ * as done. `teamIds[i]`, when given, is the project of every row of `eventParts[i]` (a request's
+ * rows are one project's): its lines are then not searched for their team.
+ */
+export type PostWrite = (eventParts: Buffer[], teamIds?: ReadonlyArray<number | undefined>) => Promise<void>;
 
 export const hourOf = (d: Date) => `${d.toISOString().slice(0, 13)}:00:00.000Z`;
 
@@ -196,20 +200,24 @@ function createMatchContext(meta: MetaDb) {
 export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush(): Promise<void> } {
   const tally = createMetricsTally(deps.meta, { flushMs: METRICS_FLUSH_MS, onError: deps.onError });
   const context = createMatchContext(deps.meta);
-  const match: PostWrite = async (parts) => {
+  const match: PostWrite = async (parts, teamIds) => {
     const state = await context.current();
     if (state.byTeam.size === 0) return;
     const { byTeam } = state;
     // Lines of the projects with destinations, not decoded yet.
     const lines = new Map<number, string[]>();
-    for (const part of parts)
-      for (const line of linesOf(part)) {
-        const teamId = lineTeam(line);
+    for (let p = 0; p < parts.length; p++) {
+      const known = teamIds?.[p];
+      // A part of a project without destinations is not even split into lines.
+      if (known !== undefined && !byTeam.has(known)) continue;
+      for (const line of linesOf(parts[p] as Buffer)) {
+        const teamId = known ?? lineTeam(line);
         if (!byTeam.has(teamId)) continue;
         const list = lines.get(teamId);
         if (list) list.push(line);
         else lines.set(teamId, [line]);
       }
+    }
     if (lines.size === 0) return;
     const now = deps.now();
     const hour = hourOf(now);

@@ -47,7 +47,8 @@ export interface JournalSinkOptions {
    * acknowledged event survives a kill -9 (it runs again for a batch replayed: at least once). A
    * failure is retried with the batch.
    */
-  afterInsert?: (eventParts: Buffer[]) => Promise<void>;
+  /** `teamIds[i]`: the project of every row of `eventParts[i]`, when the record says (not in a replay). */
+  afterInsert?: (eventParts: Buffer[], teamIds?: ReadonlyArray<number | undefined>) => Promise<void>;
   /**
    * Projects whose rows go to `afterInsert` as soon as they are durable in the journal, without
    * waiting for the insert (those with realtime destinations: delivery need not wait for the
@@ -216,7 +217,10 @@ export async function openJournalSink(
     earlyRunning = true;
     const taken = earlyWaiting;
     earlyWaiting = [];
-    afterInsert(taken.map(({ q }) => q.entry.parts[EVENTS_PART] as Buffer))
+    afterInsert(
+      taken.map(({ q }) => q.entry.parts[EVENTS_PART] as Buffer),
+      taken.map(({ q }) => q.teamId),
+    )
       .then(
         () => {
           for (const { q } of taken) if (q.early) q.early.ok = true;
@@ -377,7 +381,11 @@ export async function openJournalSink(
       // Records matched early are done once that call succeeded; the others are matched here.
       await Promise.all(batch.map((q) => q.early?.settled));
       const left = batch.filter((q) => !q.early?.ok);
-      if (left.length > 0) await options.afterInsert(left.map((q) => q.entry.parts[EVENTS_PART] as Buffer));
+      if (left.length > 0)
+        await options.afterInsert(
+          left.map((q) => q.entry.parts[EVENTS_PART] as Buffer),
+          left.map((q) => q.teamId),
+        );
     }
     await journal.saveCheckpoint({ inserted: end }, true);
   }
