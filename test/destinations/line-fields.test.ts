@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLineReader } from '../../src/domain/destinations/line-fields.js';
@@ -8,8 +7,8 @@ import {
   matchesAction,
   matchesFilters,
 } from '../../src/domain/destinations/matching.js';
-import { eventLine } from '../../src/domain/ingest/rows.js';
 import type { ActionStep } from '../../src/store/meta/actions.js';
+import { encodedEvent } from '../helpers/event-line.js';
 
 /**
  * The matcher reads of each line only the fields the filters name (line-fields.ts) and decodes a
@@ -19,23 +18,7 @@ import type { ActionStep } from '../../src/store/meta/actions.js';
  */
 const NOW = new Date('2026-11-29T12:00:00.000Z');
 
-const encode = (
-  event: string,
-  properties: Record<string, unknown>,
-  personProperties: Record<string, unknown>,
-  distinctId = 'd',
-) =>
-  eventLine(
-    7,
-    { uuid: randomUUID(), event, distinctId, properties, timestamp: '2026-11-29T10:00:00.000Z' },
-    {
-      personId: randomUUID(),
-      personProperties,
-      personCreatedAt: '2026-11-29T10:00:00.000Z',
-      groups: ['', '', '', '', ''],
-    },
-    '2026-11-29 10:00:00.000',
-  ).trimEnd();
+const encode = encodedEvent;
 
 // Keys that collide in length, need escapes, or are special to objects.
 const KEYS = [

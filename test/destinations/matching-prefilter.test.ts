@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   decodeLine,
@@ -6,31 +5,14 @@ import {
   lineEvent,
   lineTeam,
 } from '../../src/domain/destinations/matching.js';
-import { eventLine } from '../../src/domain/ingest/rows.js';
+import { encodedEvent } from '../helpers/event-line.js';
 
 /**
  * The matcher skips decoding lines whose event no destination names (enqueue.ts). The name read
  * from the raw line must be the decoded one, or undefined (then the line is decoded): never a
  * different name, which would drop a delivery.
  */
-const line = (event: string) =>
-  eventLine(
-    7,
-    {
-      uuid: randomUUID(),
-      event,
-      distinctId: 'd',
-      properties: { a: 1 },
-      timestamp: '2026-11-29T10:00:00.000Z',
-    },
-    {
-      personId: randomUUID(),
-      personProperties: {},
-      personCreatedAt: '2026-11-29T10:00:00.000Z',
-      groups: ['', '', '', '', ''],
-    },
-    '2026-11-29 10:00:00.000',
-  ).trimEnd();
+const line = (event: string) => encodedEvent(event, { a: 1 });
 
 describe('reading the event name of an encoded line', () => {
   it('answers the decoded name, or nothing when the name has escapes', () => {
@@ -59,23 +41,7 @@ describe('reading the team of an encoded line', () => {
 
   it("takes the line's own team, never a team_id sent in the event's or person's properties", () => {
     const lineOf = (properties: Record<string, unknown>, personProperties: Record<string, unknown>) =>
-      eventLine(
-        7,
-        {
-          uuid: randomUUID(),
-          event: 'e',
-          distinctId: 'd',
-          properties,
-          timestamp: '2026-11-29T10:00:00.000Z',
-        },
-        {
-          personId: randomUUID(),
-          personProperties,
-          personCreatedAt: '2026-11-29T10:00:00.000Z',
-          groups: ['', '', '', '', ''],
-        },
-        '2026-11-29 10:00:00.000',
-      ).trimEnd();
+      encodedEvent('e', properties, personProperties);
     for (const l of [
       lineOf({ team_id: 8 }, {}),
       lineOf({ a: { team_id: 8 }, 'x"': '"team_id":8', team_id: '8' }, { team_id: 8 }),
