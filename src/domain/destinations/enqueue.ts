@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { findActions, slackActions } from '../../store/meta/action-lookups.js';
 import type { ActionRecord, ActionStep } from '../../store/meta/actions.js';
 import type { MetaDb } from '../../store/meta/db.js';
-import { enabledDestinationsForMatching } from '../../store/meta/hog-functions.js';
+import { allEnabledHogFunctions, type HogFunctionRecord } from '../../store/meta/hog-functions.js';
 import { countMask, enqueueInvocations, type QueuedInvocation } from '../../store/meta/hog-queue.js';
 import { destinationWrites } from '../../store/meta/local-writes.js';
 import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
@@ -60,28 +60,8 @@ function* linesOf(part: Buffer): Generator<string> {
   }
 }
 
-/** A destination as matching sees it: filters and masking parsed once per stored text. */
-interface MatchedDestination {
-  id: string;
-  teamId: number;
-  name: string;
-  filters: Record<string, unknown>;
-  masking: Record<string, unknown> | null;
-}
-
-/** Parsed JSON by its text, so an unchanged destination is not parsed again every call. */
-function createParseCache(max = 1000) {
-  const parsed = new Map<string, unknown>();
-  return <T>(text: string): T => {
-    let value = parsed.get(text);
-    if (value === undefined) {
-      if (parsed.size >= max) parsed.clear();
-      value = JSON.parse(text) as unknown;
-      parsed.set(text, value);
-    }
-    return value as T;
-  };
-}
+/** A destination as matching reads it. */
+type MatchedDestination = Pick<HogFunctionRecord, 'id' | 'teamId' | 'name' | 'filters' | 'masking'>;
 
 /** How long the matcher trusts its copy of destinations, actions and teams without re-reading. */
 const CONTEXT_MS = 1000;
@@ -112,14 +92,13 @@ interface ContextState {
  * (another node's change is seen within a second).
  */
 function createMatchContext(meta: MetaDb) {
-  const parse = createParseCache();
   let state: ContextState | undefined;
   let loading: Promise<ContextState> | undefined;
   const load = async (): Promise<ContextState> => {
     // Counted before reading: a write that lands during the read makes the copy stale at once.
     const writes = destinationWrites();
     const at = performance.now();
-    const [rows, slack] = await Promise.all([enabledDestinationsForMatching(meta), slackActions(meta)]);
+    const [fns, slack] = await Promise.all([allEnabledHogFunctions(meta), slackActions(meta)]);
     const byTeam = new Map<number, { fns: MatchedDestination[]; actions: ActionRecord[] }>();
     const entry = (teamId: number) => {
       const known = byTeam.get(teamId);
@@ -128,14 +107,7 @@ function createMatchContext(meta: MetaDb) {
       byTeam.set(teamId, e);
       return e;
     };
-    for (const r of rows)
-      entry(r.teamId).fns.push({
-        id: r.id,
-        teamId: r.teamId,
-        name: r.name,
-        filters: parse<Record<string, unknown>>(r.filters),
-        masking: r.masking === null ? null : parse<Record<string, unknown>>(r.masking),
-      });
+    for (const f of fns) entry(f.teamId).fns.push(f);
     for (const a of slack) entry(a.teamId).actions.push(a);
     return { byTeam, teams: new Map(), writes, at };
   };

@@ -210,36 +210,6 @@ export async function allEnabledHogFunctions(db: MetaDb): Promise<HogFunctionRec
   return rows.map((r) => toRecord(r as Row));
 }
 
-/** What matching reads of an enabled destination: its filters and masking as stored (JSON text). */
-export interface MatchedDestinationRow {
-  id: string;
-  teamId: number;
-  name: string;
-  filters: string;
-  masking: string | null;
-}
-
-/**
- * Every enabled destination, only the columns matching reads, JSON left as text: the matcher runs
- * for every group of capture's requests, and decoding whole records (inputs, code) each time was
- * a tenth of its cost; it parses a text it has not seen before once.
- */
-export async function enabledDestinationsForMatching(db: MetaDb): Promise<MatchedDestinationRow[]> {
-  const rows = await db
-    .selectFrom('hog_functions')
-    .select(['id', 'team_id', 'name', 'filters', 'masking'])
-    .where('deleted', '=', false)
-    .where('enabled', '=', true)
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    teamId: Number(r.team_id),
-    name: r.name,
-    filters: typeof r.filters === 'string' ? r.filters : JSON.stringify(r.filters),
-    masking: r.masking === null || typeof r.masking === 'string' ? r.masking : JSON.stringify(r.masking),
-  }));
-}
-
 /**
  * A failed delivery: the destination's run of failures starts now unless one has already started
  * (on any node). Answers when the run began.
