@@ -166,7 +166,8 @@ describe('export windows', () => {
     };
     fc.assert(
       fc.property(instant, zone, fc.constantFrom(5, 15, 60), (at, tz, minutes) => {
-        const s: WindowSpec = minutes === 60 ? { unit: 'hour', count: 1 } : { unit: 'minute', count: minutes };
+        const s: WindowSpec =
+          minutes === 60 ? { unit: 'hour', count: 1 } : { unit: 'minute', count: minutes };
         expect(windowStart(at, s, tz).getTime()).toBe(oracle(at, tz, minutes));
       }),
       runs,
@@ -177,14 +178,26 @@ describe('export windows', () => {
     // 2015-04-05 02:00 LHDT (+11) became 01:30 LHST (+10:30) at 15:00Z; 02:00 LHST is 15:30Z.
     const tz = 'Australia/Lord_Howe';
     const hour = { unit: 'hour', count: 1 } as const;
-    expect(windowStart(new Date('2015-04-04T14:00:00Z'), hour, tz).toISOString()).toBe('2015-04-04T14:00:00.000Z');
-    expect(windowStart(new Date('2015-04-04T15:10:00Z'), hour, tz).toISOString()).toBe('2015-04-04T14:00:00.000Z');
-    expect(windowEnd(new Date('2015-04-04T14:00:00Z'), hour, tz).toISOString()).toBe('2015-04-04T15:30:00.000Z');
+    expect(windowStart(new Date('2015-04-04T14:00:00Z'), hour, tz).toISOString()).toBe(
+      '2015-04-04T14:00:00.000Z',
+    );
+    expect(windowStart(new Date('2015-04-04T15:10:00Z'), hour, tz).toISOString()).toBe(
+      '2015-04-04T14:00:00.000Z',
+    );
+    expect(windowEnd(new Date('2015-04-04T14:00:00Z'), hour, tz).toISOString()).toBe(
+      '2015-04-04T15:30:00.000Z',
+    );
     // Spring forward (02:00 LHST → 02:30 LHDT at 15:30Z on 2015-10-03): 02:00 is skipped, so the
     // window starts at the jump, as a day whose midnight is skipped does, and runs 30 minutes.
-    expect(windowEnd(new Date('2015-10-03T14:30:00Z'), hour, tz).toISOString()).toBe('2015-10-03T15:30:00.000Z');
-    expect(windowStart(new Date('2015-10-03T15:45:00Z'), hour, tz).toISOString()).toBe('2015-10-03T15:30:00.000Z');
-    expect(windowEnd(new Date('2015-10-03T15:30:00Z'), hour, tz).toISOString()).toBe('2015-10-03T16:00:00.000Z');
+    expect(windowEnd(new Date('2015-10-03T14:30:00Z'), hour, tz).toISOString()).toBe(
+      '2015-10-03T15:30:00.000Z',
+    );
+    expect(windowStart(new Date('2015-10-03T15:45:00Z'), hour, tz).toISOString()).toBe(
+      '2015-10-03T15:30:00.000Z',
+    );
+    expect(windowEnd(new Date('2015-10-03T15:30:00Z'), hour, tz).toISOString()).toBe(
+      '2015-10-03T16:00:00.000Z',
+    );
   });
 
   it('start a day whose midnight a DST change skips at its first moment', () => {
