@@ -65,7 +65,8 @@ if (!expId) {
 
 const RANGE = { date_from: '2025-05-25', date_to: '2025-06-29', explicitDate: true };
 const FUNNEL_STEPS = ['$pageview', 'purchase'].map((event) => ({ kind: 'EventsNode', event }));
-const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+// An insight side given as a list is that many queries, one after the other.
+const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown> | Record<string, unknown>[]]> = [
   [
     'mean metric (purchases per user) vs trend of purchases',
     {
@@ -97,6 +98,42 @@ const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown>]> =
       series: [{ kind: 'EventsNode', event: 'purchase', math: 'dau' }],
       trendsFilter: { display: 'BoldNumber' },
     },
+  ],
+  [
+    // The same question as insights, as PostHog's legacy trend experiments asked it: the metric's
+    // count broken down by the `$feature/<flag>` event property, and the exposed users per variant.
+    'mean metric vs the legacy experiment trends (count by variant + exposed users)',
+    {
+      kind: 'ExperimentQuery',
+      experiment_id: expId,
+      metric: {
+        kind: 'ExperimentMetric',
+        metric_type: 'mean',
+        source: { kind: 'EventsNode', event: 'purchase' },
+      },
+    },
+    [
+      {
+        kind: 'TrendsQuery',
+        dateRange: RANGE,
+        series: [{ kind: 'EventsNode', event: 'purchase' }],
+        breakdownFilter: { breakdown: `$feature/${FLAG}`, breakdown_type: 'event' },
+      },
+      {
+        kind: 'TrendsQuery',
+        dateRange: RANGE,
+        series: [
+          {
+            kind: 'EventsNode',
+            event: '$feature_flag_called',
+            math: 'dau',
+            properties: [{ type: 'event', key: '$feature_flag', operator: 'exact', value: FLAG }],
+          },
+        ],
+        breakdownFilter: { breakdown: '$feature_flag_response', breakdown_type: 'event' },
+        trendsFilter: { display: 'BoldNumber' },
+      },
+    ],
   ],
   [
     'funnel metric ($pageview → purchase) vs funnel insight',
@@ -143,7 +180,9 @@ for (const [name, experiment, insight] of SUITE) {
   const { a, b, ratio } = await interleaved(
     RUNS,
     () => postQuery(url, team, key, experiment),
-    () => postQuery(url, team, key, insight),
+    async () => {
+      for (const q of Array.isArray(insight) ? insight : [insight]) await postQuery(url, team, key, q);
+    },
   );
   report({
     case: `${name}, ${EVENTS} events`,

@@ -14,7 +14,8 @@ describe(`Experiments end to end with posthog-node (${backend})`, () => {
   let url: string;
   let experiments: string;
   const clients: PostHog[] = [];
-  const USERS = 2000;
+  // As many simulated users as the issue (34) names.
+  const USERS = 5000;
 
   beforeAll(async () => {
     h = await startHarness();
