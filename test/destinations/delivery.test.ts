@@ -128,6 +128,52 @@ describe(`destination delivery (${backend})`, () => {
     expect(series.series.find((x: { name: string }) => x.name === 'success').values.at(-1)).toBe(2);
   });
 
+  it('destinations with the same filters each deliver their matches; a different filter keeps its own', async () => {
+    // Equal filters share one matcher per event (enqueue.ts `sharedMatchers`): each destination
+    // must still get its own deliveries and its own `filtered` count.
+    const [a, b, c] = [await sink(), await sink(), await sink()];
+    const same = {
+      events: [{ id: 'sf-signup', type: 'events' }],
+      properties: [{ key: 'plan', value: 'scale', operator: 'exact', type: 'event' }],
+    };
+    const ids = [
+      await destination(`${a.url}/a`, { to: 'a', plan: '{event.properties.plan}' }, { filters: same }),
+      await destination(`${b.url}/b`, { to: 'b', plan: '{event.properties.plan}' }, { filters: same }),
+      await destination(
+        `${c.url}/c`,
+        { to: 'c', plan: '{event.properties.plan}' },
+        {
+          filters: { ...same, properties: [{ ...same.properties[0], value: 'free' }] },
+        },
+      ),
+    ];
+    await capture([
+      { event: 'sf-signup', distinct_id: 'u1', properties: { plan: 'scale' } },
+      { event: 'sf-signup', distinct_id: 'u2', properties: { plan: 'free' } },
+      { event: 'sf-signup', distinct_id: 'u3', properties: { plan: 'scale' } },
+    ]);
+    await waitUntil(
+      'deliveries',
+      async () => a.received.length >= 2 && b.received.length >= 2 && c.received.length >= 1,
+    );
+    await sleep(500);
+    expect(a.received.map((r) => JSON.parse(r.body))).toEqual([
+      { to: 'a', plan: 'scale' },
+      { to: 'a', plan: 'scale' },
+    ]);
+    expect(b.received.map((r) => JSON.parse(r.body))).toEqual([
+      { to: 'b', plan: 'scale' },
+      { to: 'b', plan: 'scale' },
+    ]);
+    expect(c.received.map((r) => JSON.parse(r.body))).toEqual([{ to: 'c', plan: 'free' }]);
+    const filtered = await Promise.all(
+      ids.map((id) =>
+        waitUntil('metrics', async () => (async (m) => m.filtered !== undefined && m)(await totals(id))),
+      ),
+    );
+    expect(filtered.map((m) => m.filtered)).toEqual([1, 1, 2]);
+  });
+
   it("never matches another project's event against this project's destinations, whatever its properties say", async () => {
     const s = await sink();
     await destination(

@@ -199,7 +199,10 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
       if (!setup) continue;
       const { team, fns, slackOn, actions, names, read } = setup;
       const ctx = { actions, testAccountFilters: team.testAccountFilters, now };
-      const matchers = fns.map((f) => compileFilters(f.filters, ctx));
+      // Destinations with the same filters (a webhook and a Slack message for every signup) share
+      // one matcher, run once per event.
+      const { matchers, which } = sharedMatchers(fns, ctx);
+      const passed = new Int8Array(matchers.length);
       const slackOk = slackOn.length > 0 && slackWebhook(team) !== undefined;
       // Counted in plain numbers per destination: a map update per event and destination cost
       // more than the matching itself (a filter that passes 1 % counts the other 99 %).
@@ -222,9 +225,12 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
         const partial = readLine(read, line, teamId);
         let whole = partial ? undefined : decodeLine(line);
         const e = (partial ?? whole) as DeliveredEvent;
+        passed.fill(-1);
         for (let k = 0; k < fns.length; k++) {
           const f = fns[k] as MatchedDestination;
-          if (!(matchers[k] as (e: DeliveredEvent) => boolean)(e)) {
+          const w = which[k] as number;
+          if (passed[w] === -1) passed[w] = (matchers[w] as (e: DeliveredEvent) => boolean)(e) ? 1 : 0;
+          if (passed[w] === 0) {
             filtered[k] = (filtered[k] as number) + 1;
             continue;
           }
@@ -269,6 +275,26 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
       await (deps.queue ? deps.queue(jobs, now) : enqueueInvocations(deps.meta, jobs, now.toISOString()));
   };
   return Object.assign(match, { flush: () => tally.flush() });
+}
+
+/** One matcher per distinct `filters` (by their JSON text), and which one each destination uses. */
+function sharedMatchers(
+  fns: MatchedDestination[],
+  ctx: Parameters<typeof compileFilters>[1],
+): { matchers: Array<(e: DeliveredEvent) => boolean>; which: number[] } {
+  const byText = new Map<string, number>();
+  const matchers: Array<(e: DeliveredEvent) => boolean> = [];
+  const which = fns.map((f) => {
+    const text = JSON.stringify(f.filters);
+    let i = byText.get(text);
+    if (i === undefined) {
+      i = matchers.length;
+      byText.set(text, i);
+      matchers.push(compileFilters(f.filters, ctx));
+    }
+    return i;
+  });
+  return { matchers, which };
 }
 
 /** The line's fields the filters read, or undefined to decode it whole (a line of another shape). */
