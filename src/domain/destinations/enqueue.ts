@@ -44,9 +44,24 @@ const METRICS_FLUSH_MS = 200;
 /**
  * Written events' encoded `events` parts (one per request); called before they are acknowledged
  * as done. `teamIds[i]`, when given, is the project of every row of `eventParts[i]` (a request's
- * rows are one project's): its lines are then not searched for their team.
+ * rows are one project's): its lines are then not searched for their team. `captured[i]`, when
+ * given with it, is capture's objects for those lines (a replay has only the lines).
  */
-export type PostWrite = (eventParts: Buffer[], teamIds?: ReadonlyArray<number | undefined>) => Promise<void>;
+export type PostWrite = (
+  eventParts: Buffer[],
+  teamIds?: ReadonlyArray<number | undefined>,
+  captured?: ReadonlyArray<ReadonlyArray<CapturedEvent> | undefined>,
+) => Promise<void>;
+
+/**
+ * Capture's own event, one per line of its part and in the same order (`eventLine` of each):
+ * filters read its name and properties without reading the line. Only what capture decoded from
+ * the request and enriched before writing the line; nothing changes it afterwards.
+ */
+export interface CapturedEvent {
+  event: string;
+  properties: Record<string, unknown>;
+}
 
 export const hourOf = (d: Date) => `${d.toISOString().slice(0, 13)}:00:00.000Z`;
 
@@ -74,6 +89,8 @@ interface TeamSetup {
   /** Event names some filter can match; null: any. */
   names: Set<string> | null;
   read: (line: string, teamId: number) => DeliveredEvent | undefined;
+  /** Some filter reads person properties: capture's objects do not carry them, lines do. */
+  personNeeded: boolean;
 }
 
 interface ContextState {
@@ -119,13 +136,15 @@ function createMatchContext(meta: MetaDb) {
     const actions = new Map(
       (actionIds.length > 0 ? await findActions(meta, teamId, actionIds) : []).map((a) => [a.id, a.steps]),
     );
+    const needs = fieldsNeeded(fns, slackOn, actions, team.testAccountFilters);
     return {
       team,
       fns,
       slackOn,
       actions,
       names: eventNamesMatched(fns, slackOn, actions),
-      read: createLineReader(fieldsNeeded(fns, slackOn, actions, team.testAccountFilters)),
+      read: createLineReader(needs),
+      personNeeded: needs.personProperties.size > 0,
     };
   };
   return {
@@ -172,32 +191,49 @@ function createMatchContext(meta: MetaDb) {
 export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush(): Promise<void> } {
   const tally = createMetricsTally(deps.meta, { flushMs: METRICS_FLUSH_MS, onError: deps.onError });
   const context = createMatchContext(deps.meta);
-  const match: PostWrite = async (parts, teamIds) => {
+  const match: PostWrite = async (parts, teamIds, captured) => {
     const state = await context.current();
     if (state.byTeam.size === 0) return;
     const { byTeam } = state;
-    // Lines of the projects with destinations, not decoded yet.
-    const lines = new Map<number, string[]>();
+    // Per project with destinations: lines not decoded yet, and parts whose events capture handed
+    // over as objects (read without their lines unless a filter needs person properties).
+    const work = new Map<number, TeamWork>();
+    const workOf = (teamId: number) => {
+      const known = work.get(teamId);
+      if (known) return known;
+      const w: TeamWork = { lines: [], objects: [] };
+      work.set(teamId, w);
+      return w;
+    };
     for (let p = 0; p < parts.length; p++) {
       const known = teamIds?.[p];
       // A part of a project without destinations is not even split into lines.
       if (known !== undefined && !byTeam.has(known)) continue;
-      for (const line of linesOf(parts[p] as Buffer)) {
+      const part = parts[p] as Buffer;
+      const events = captured?.[p];
+      if (known !== undefined && events) {
+        workOf(known).objects.push({ part, events });
+        continue;
+      }
+      for (const line of linesOf(part)) {
         const teamId = known ?? lineTeam(line);
         if (!byTeam.has(teamId)) continue;
-        const list = lines.get(teamId);
-        if (list) list.push(line);
-        else lines.set(teamId, [line]);
+        workOf(teamId).lines.push(line);
       }
     }
-    if (lines.size === 0) return;
+    if (work.size === 0) return;
     const now = deps.now();
     const hour = hourOf(now);
     const jobs: QueuedInvocation[] = [];
-    for (const [teamId, teamLines] of lines) {
+    for (const [teamId, teamWork] of work) {
       const setup = await context.team(state, teamId);
       if (!setup) continue;
       const { team, fns, slackOn, actions, names, read } = setup;
+      // Capture's objects carry no person properties as they were at the event: read the lines.
+      if (setup.personNeeded && teamWork.objects.length > 0) {
+        for (const o of teamWork.objects) for (const line of linesOf(o.part)) teamWork.lines.push(line);
+        teamWork.objects = [];
+      }
       const ctx = { actions, testAccountFilters: team.testAccountFilters, now };
       // Destinations with the same filters (a webhook and a Slack message for every signup) share
       // one matcher, run once per event.
@@ -208,33 +244,28 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
       // more than the matching itself (a filter that passes 1 % counts the other 99 %).
       const filtered = new Array<number>(fns.length).fill(0);
       const masked = new Array<number>(fns.length).fill(0);
+      // Destinations (by index) and Slack actions the current event passed.
+      const hits: number[] = [];
+      const slackHits: ActionRecord[] = [];
       let skipped = 0;
-      const pause = slicer(SLICE_MS, teamId);
-      for (let n = 0; n < teamLines.length; n++) {
-        const line = teamLines[n] as string;
-        // The clock read every 32 lines: a line takes about a microsecond, a slice milliseconds.
-        if ((n & 31) === 31) {
-          const wait = pause();
-          if (wait) await wait;
-        }
-        const name = names && lineEvent(line);
-        if (typeof name === 'string' && names?.has(name) === false) {
-          skipped++;
-          continue;
-        }
-        const partial = readLine(read, line, teamId);
-        let whole = partial ? undefined : decodeLine(line);
-        const e = (partial ?? whole) as DeliveredEvent;
+      /** The destinations and Slack actions `e` passes, into `hits` / `slackHits`; counts the rest. */
+      const filter = (e: DeliveredEvent) => {
+        hits.length = 0;
+        slackHits.length = 0;
         passed.fill(-1);
         for (let k = 0; k < fns.length; k++) {
-          const f = fns[k] as MatchedDestination;
           const w = which[k] as number;
           if (passed[w] === -1) passed[w] = (matchers[w] as (e: DeliveredEvent) => boolean)(e) ? 1 : 0;
-          if (passed[w] === 0) {
-            filtered[k] = (filtered[k] as number) + 1;
-            continue;
-          }
-          whole ??= decodeLine(line);
+          if (passed[w] === 0) filtered[k] = (filtered[k] as number) + 1;
+          else hits.push(k);
+        }
+        if (slackOk) for (const a of slackOn) if (matchesAction(a.steps, e, now)) slackHits.push(a);
+        return hits.length > 0 || slackHits.length > 0;
+      };
+      /** Queues the passed destinations' invocations for the event, decoded whole. */
+      const emit = async (whole: DeliveredEvent) => {
+        for (const k of hits) {
+          const f = fns[k] as MatchedDestination;
           const globals = globalsFor(deps, team, f, {
             event: {
               uuid: whole.uuid,
@@ -252,12 +283,42 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
           }
           jobs.push({ teamId, functionId: f.id, eventUuid: whole.uuid, globals });
         }
-        if (slackOk)
-          for (const a of slackOn) {
-            if (!matchesAction(a.steps, e, now)) continue;
-            whole ??= decodeLine(line);
-            jobs.push(actionJob(deps, team, a, whole));
+        for (const a of slackHits) jobs.push(actionJob(deps, team, a, whole));
+      };
+      const pause = slicer(SLICE_MS, teamId);
+      let n = 0;
+      for (const line of teamWork.lines) {
+        // The clock read every 32 events: an event takes about a microsecond, a slice milliseconds.
+        if ((n++ & 31) === 31) {
+          const wait = pause();
+          if (wait) await wait;
+        }
+        const name = names && lineEvent(line);
+        if (typeof name === 'string' && names?.has(name) === false) {
+          skipped++;
+          continue;
+        }
+        const partial = readLine(read, line, teamId);
+        const whole = partial ? undefined : decodeLine(line);
+        if (filter((partial ?? whole) as DeliveredEvent)) await emit(whole ?? decodeLine(line));
+      }
+      for (const { part, events } of teamWork.objects) {
+        const lines = lineCursor(part);
+        for (let i = 0; i < events.length; i++) {
+          if ((n++ & 31) === 31) {
+            const wait = pause();
+            if (wait) await wait;
           }
+          const ev = events[i] as CapturedEvent;
+          if (names?.has(ev.event) === false) {
+            skipped++;
+            continue;
+          }
+          if (!filter(capturedView(ev, teamId))) continue;
+          // The event's own line, decoded, for what renders it (uuid, times, person).
+          const line = lines.at(i);
+          if (line !== undefined) await emit(decodeLine(line));
+        }
       }
       // Events no filter names count as filtered out by every destination, as matched ones would.
       fns.forEach((f, k) => {
@@ -275,6 +336,52 @@ export function createDeliveryMatcher(deps: EnqueueDeps): PostWrite & { flush():
       await (deps.queue ? deps.queue(jobs, now) : enqueueInvocations(deps.meta, jobs, now.toISOString()));
   };
   return Object.assign(match, { flush: () => tally.flush() });
+}
+
+interface TeamWork {
+  lines: string[];
+  objects: Array<{ part: Buffer; events: ReadonlyArray<CapturedEvent> }>;
+}
+
+/** Shared by views whose filters read no person properties (`personNeeded` is false then). */
+const NO_PERSON: Record<string, unknown> = Object.freeze(Object.create(null));
+
+/** What the filters read of a captured event: its name, properties and elements. */
+function capturedView(ev: CapturedEvent, teamId: number): DeliveredEvent {
+  const chain = ev.properties.$elements_chain;
+  return {
+    uuid: '',
+    event: ev.event,
+    teamId,
+    distinctId: '',
+    properties: ev.properties,
+    timestamp: '',
+    elementsChain: typeof chain === 'string' ? chain : '',
+    personId: '',
+    personProperties: NO_PERSON,
+  };
+}
+
+/**
+ * The part's lines by index, read forward: `at(i)` for increasing `i` walks the buffer once.
+ * Undefined past the last line.
+ */
+function lineCursor(part: Buffer): { at(i: number): string | undefined } {
+  let index = 0;
+  let start = 0;
+  return {
+    at(i) {
+      while (index < i && start < part.length) {
+        const end = part.indexOf(10, start);
+        start = end < 0 ? part.length : end + 1;
+        index++;
+      }
+      if (index !== i || start >= part.length) return undefined;
+      let end = part.indexOf(10, start);
+      if (end < 0) end = part.length;
+      return part.toString('utf8', start, end);
+    },
+  };
 }
 
 /** One matcher per distinct `filters` (by their JSON text), and which one each destination uses. */

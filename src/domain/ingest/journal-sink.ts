@@ -2,6 +2,7 @@ import { concatInSlices } from '../../capture/concat.js';
 import { ApiError } from '../../errors.js';
 import type { EventsStore } from '../../store/events/store.js';
 import type { CaptureJournal } from '../../store/journal/capture-journal.js';
+import type { CapturedEvent } from '../destinations/enqueue.js';
 import { overloaded } from './group-commit.js';
 import {
   COUNTED,
@@ -48,7 +49,11 @@ export interface JournalSinkOptions {
    * failure is retried with the batch.
    */
   /** `teamIds[i]`: the project of every row of `eventParts[i]`, when the record says (not in a replay). */
-  afterInsert?: (eventParts: Buffer[], teamIds?: ReadonlyArray<number | undefined>) => Promise<void>;
+  afterInsert?: (
+    eventParts: Buffer[],
+    teamIds?: ReadonlyArray<number | undefined>,
+    captured?: ReadonlyArray<ReadonlyArray<CapturedEvent> | undefined>,
+  ) => Promise<void>;
   /**
    * Projects whose rows go to `afterInsert` as soon as they are durable in the journal, without
    * waiting for the insert (those with realtime destinations: delivery need not wait for the
@@ -68,11 +73,14 @@ interface Queued {
   teamId?: number;
   /** `afterInsert` called early (`matchEarly`): settles when it has run; `ok` once it succeeded. */
   early?: { settled: Promise<void>; ok: boolean };
+  /** Capture's events of the record, kept only until the early call has them (`WriteSet.captured`). */
+  captured?: ReadonlyArray<CapturedEvent> | undefined;
 }
 
 interface Appending {
   entry: JournalEntry;
   teamId: number;
+  captured?: ReadonlyArray<CapturedEvent> | undefined;
   resolve(): void;
   reject(e: unknown): void;
 }
@@ -217,9 +225,13 @@ export async function openJournalSink(
     earlyRunning = true;
     const taken = earlyWaiting;
     earlyWaiting = [];
+    const captured = taken.map(({ q }) => q.captured);
+    // Held no longer than this call: the records wait for their insert without them.
+    for (const { q } of taken) q.captured = undefined;
     afterInsert(
       taken.map(({ q }) => q.entry.parts[EVENTS_PART] as Buffer),
       taken.map(({ q }) => q.teamId),
+      captured,
     )
       .then(
         () => {
@@ -267,7 +279,10 @@ export async function openJournalSink(
         group.forEach((w, i) => {
           const end = ends[i] as number;
           const q: Queued = { start: from, end, entry: w.entry, at: now, teamId: w.teamId };
-          if (options.matchEarly?.(w.teamId)) queueEarly(q);
+          if (options.matchEarly?.(w.teamId)) {
+            q.captured = w.captured;
+            queueEarly(q);
+          }
           queue.push(q);
           queuedRows += w.entry.rows;
           teamDurable.set(w.teamId, end);
@@ -486,7 +501,10 @@ export async function openJournalSink(
       if (pendingRows + rows > options.maxPendingRows && pendingRows > 0) return Promise.reject(overloaded());
       pendingRows += rows;
       const entry = entryOf(set, rows);
-      const done = new Promise<void>((resolve, reject) => waiting.push({ entry, teamId, resolve, reject }));
+      const captured = set.captured;
+      const done = new Promise<void>((resolve, reject) =>
+        waiting.push({ entry, teamId, captured, resolve, reject }),
+      );
       appendNext();
       return done;
     },

@@ -155,7 +155,10 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
             (e, i) => eventLine(team.id, e, cached[i] as PersonEnrichment, now),
             team.id,
           );
-          return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
+          return {
+            ...writeSet(rows, plain.length, changes, await replayRows(team.id, recordings)),
+            captured: plain,
+          };
         }
         const enriched = alone
           ? await persons.alone(team.id, changes, plain)
@@ -167,7 +170,10 @@ export function createIngestPipeline(deps: IngestDeps, options: GroupCommitOptio
           (e, i) => eventLine(team.id, e, enriched[i] as PersonEnrichment, now),
           team.id,
         );
-        return writeSet(rows, plain.length, changes, await replayRows(team.id, recordings));
+        return {
+          ...writeSet(rows, plain.length, changes, await replayRows(team.id, recordings)),
+          captured: plain,
+        };
       } catch (error) {
         // The transaction rolled back: nothing this request read or wrote may stay cached.
         cache.forget(team.id, changes.seen);

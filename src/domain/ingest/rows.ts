@@ -108,6 +108,11 @@ export interface WriteSet {
   snapshots: SnapshotRow[];
   /** OpenTelemetry log records (`/i/v1/logs`); no person work, written like the rest. */
   logs?: LogRow[];
+  /**
+   * The events of `events`, one per line and in order, as capture holds them: the realtime
+   * destinations' matcher reads their names and properties without reading the lines back.
+   */
+  captured?: CaptureEvent[];
 }
 
 /** `events`: the request's `eventLine`s, already one Buffer (`joinInSlices`). */
