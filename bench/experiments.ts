@@ -67,33 +67,32 @@ if (!expId) {
 
 const RANGE = { date_from: '2025-05-25', date_to: '2025-06-29', explicitDate: true };
 const FUNNEL_STEPS = ['$pageview', 'purchase'].map((event) => ({ kind: 'EventsNode', event }));
+// The two experiment results timed, each against several insights below.
+const MEAN_EXPERIMENT = {
+  kind: 'ExperimentQuery',
+  experiment_id: expId,
+  metric: {
+    kind: 'ExperimentMetric',
+    metric_type: 'mean',
+    source: { kind: 'EventsNode', event: 'purchase' },
+  },
+};
+const FUNNEL_EXPERIMENT = {
+  kind: 'ExperimentQuery',
+  experiment_id: expId,
+  metric: { kind: 'ExperimentMetric', metric_type: 'funnel', series: FUNNEL_STEPS },
+};
 // An insight side given as a list is that many queries, one after the other.
 const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown> | Record<string, unknown>[]]> = [
   [
     'mean metric (purchases per user) vs trend of purchases',
-    {
-      kind: 'ExperimentQuery',
-      experiment_id: expId,
-      metric: {
-        kind: 'ExperimentMetric',
-        metric_type: 'mean',
-        source: { kind: 'EventsNode', event: 'purchase' },
-      },
-    },
+    MEAN_EXPERIMENT,
     { kind: 'TrendsQuery', dateRange: RANGE, series: [{ kind: 'EventsNode', event: 'purchase' }] },
   ],
   [
     // Closer: the trend has to resolve every purchase's person too (unique users over the range).
     'mean metric vs unique purchasers (trend, dau, one number)',
-    {
-      kind: 'ExperimentQuery',
-      experiment_id: expId,
-      metric: {
-        kind: 'ExperimentMetric',
-        metric_type: 'mean',
-        source: { kind: 'EventsNode', event: 'purchase' },
-      },
-    },
+    MEAN_EXPERIMENT,
     {
       kind: 'TrendsQuery',
       dateRange: RANGE,
@@ -105,15 +104,7 @@ const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown> | R
     // The metric's users broken down by the flag's variant, as one trend: every purchase's person
     // resolved and its variant read from the purchase's JSON (Burrow has no per-actor average math).
     'mean metric vs unique purchasers by $feature/<flag> (trend, dau)',
-    {
-      kind: 'ExperimentQuery',
-      experiment_id: expId,
-      metric: {
-        kind: 'ExperimentMetric',
-        metric_type: 'mean',
-        source: { kind: 'EventsNode', event: 'purchase' },
-      },
-    },
+    MEAN_EXPERIMENT,
     {
       kind: 'TrendsQuery',
       dateRange: RANGE,
@@ -126,15 +117,7 @@ const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown> | R
     // The same question as insights, as PostHog's legacy trend experiments asked it: the metric's
     // count broken down by the `$feature/<flag>` event property, and the exposed users per variant.
     'mean metric vs the legacy experiment trends (count by variant + exposed users)',
-    {
-      kind: 'ExperimentQuery',
-      experiment_id: expId,
-      metric: {
-        kind: 'ExperimentMetric',
-        metric_type: 'mean',
-        source: { kind: 'EventsNode', event: 'purchase' },
-      },
-    },
+    MEAN_EXPERIMENT,
     [
       {
         kind: 'TrendsQuery',
@@ -160,11 +143,7 @@ const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown> | R
   ],
   [
     'funnel metric ($pageview → purchase) vs funnel insight',
-    {
-      kind: 'ExperimentQuery',
-      experiment_id: expId,
-      metric: { kind: 'ExperimentMetric', metric_type: 'funnel', series: FUNNEL_STEPS },
-    },
+    FUNNEL_EXPERIMENT,
     {
       kind: 'FunnelsQuery',
       dateRange: RANGE,
@@ -175,11 +154,7 @@ const SUITE: Array<[string, Record<string, unknown>, Record<string, unknown> | R
   [
     // Closer: the funnel legacy experiments ran, exposure first and broken down by variant.
     'funnel metric vs exposure → $pageview → purchase by variant',
-    {
-      kind: 'ExperimentQuery',
-      experiment_id: expId,
-      metric: { kind: 'ExperimentMetric', metric_type: 'funnel', series: FUNNEL_STEPS },
-    },
+    FUNNEL_EXPERIMENT,
     {
       kind: 'FunnelsQuery',
       dateRange: RANGE,

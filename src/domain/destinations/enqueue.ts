@@ -9,7 +9,7 @@ import { findTeam, type TeamRecord } from '../../store/meta/teams.js';
 import { teamSettings } from '../organizations/team-settings.js';
 import { SLICE_MS, slicer } from '../slices.js';
 import { ACTION_JOB_PREFIX, actionWebhookRequest } from './action-webhooks.js';
-import { createLineReader } from './line-fields.js';
+import { createLineReader, NO_PROPERTIES } from './line-fields.js';
 import {
   actionIdsOf,
   compileFilters,
@@ -343,9 +343,6 @@ interface TeamWork {
   objects: Array<{ part: Buffer; events: ReadonlyArray<CapturedEvent> }>;
 }
 
-/** Shared by views whose filters read no person properties (`personNeeded` is false then). */
-const NO_PERSON: Record<string, unknown> = Object.freeze(Object.create(null));
-
 /** What the filters read of a captured event: its name, properties and elements. */
 function capturedView(ev: CapturedEvent, teamId: number): DeliveredEvent {
   const chain = ev.properties.$elements_chain;
@@ -358,7 +355,8 @@ function capturedView(ev: CapturedEvent, teamId: number): DeliveredEvent {
     timestamp: '',
     elementsChain: typeof chain === 'string' ? chain : '',
     personId: '',
-    personProperties: NO_PERSON,
+    // Empty: only projects whose filters read no person properties are matched on these views.
+    personProperties: NO_PROPERTIES,
   };
 }
 

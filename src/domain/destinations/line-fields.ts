@@ -136,7 +136,7 @@ export function topLevelMember(line: string, name: string): number {
 }
 
 /** Shared by lines whose filters name no such property: only read, never written. */
-const NO_PROPERTIES: Record<string, unknown> = Object.freeze(Object.create(null));
+export const NO_PROPERTIES: Record<string, unknown> = Object.freeze(Object.create(null));
 
 /**
  * Reads of an encoded `events` line (`eventLine`) only what the filters need: the event's name,
